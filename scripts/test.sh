@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The README's test command: set up a fresh machine, then check generated files, lint, build
+# and run every test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/bootstrap.sh
+pnpm run check
