@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 
 /** The bundled OpenAPI document, as committed in spec/dist/openapi.json. */
 export const bundledSpec = JSON.parse(
@@ -76,17 +76,20 @@ export function listOperations(): Array<{ method: string; path: string; operatio
 }
 
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-addFormats(ajv);
+// ajv-formats is CommonJS: its function is the module itself and also its `default` member.
+addFormatsModule.default(ajv);
 ajv.addSchema({ ...bundledSpec, $id: 'leasehold' } as object);
 const cache = new Map<unknown, ValidateFunction>();
 
+function compile(schema: unknown): ValidateFunction {
+  const rebased = JSON.parse(JSON.stringify(schema).replace(/"#\//g, '"leasehold#/')) as object;
+  const validate: ValidateFunction = ajv.compile(rebased);
+  cache.set(schema, validate);
+  return validate;
+}
+
 /** Validates `value` against a schema of the bundled spec (inline or `$ref`); returns the errors, empty when valid. */
 export function schemaErrors(schema: unknown, value: unknown): string[] {
-  let validate = cache.get(schema);
-  if (!validate) {
-    const rebased = JSON.parse(JSON.stringify(schema).replace(/"#\//g, '"leasehold#/'));
-    validate = ajv.compile(rebased);
-    cache.set(schema, validate);
-  }
+  const validate = cache.get(schema) ?? compile(schema);
   return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
 }
