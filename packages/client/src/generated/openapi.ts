@@ -938,7 +938,6 @@ export interface components {
          */
         LeaseStatus: "held" | "queued" | "lost";
         /**
-         * Format: int64
          * @description A point in time as milliseconds since the Unix epoch, judged by the server clock.
          * @example 1795967730000
          */
@@ -981,7 +980,6 @@ export interface components {
          */
         ClaimKey: string;
         /**
-         * Format: int64
          * @description The fencing token of a grant. It strictly increases each time the guarded resource is granted
          *     to anyone, so the resource you protect can reject a write that carries a smaller fence than
          *     one it has already accepted: that write comes from a holder whose lease was lost.
@@ -1193,7 +1191,6 @@ export interface components {
             description?: string;
         };
         /**
-         * Format: int64
          * @description A task's id, a positive integer.
          * @example 42
          */

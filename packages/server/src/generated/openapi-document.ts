@@ -3444,9 +3444,9 @@ export const openapiDocument: OpenApiDocument = {
       },
       "EpochMillis": {
         "type": "integer",
-        "format": "int64",
         "description": "A point in time as milliseconds since the Unix epoch, judged by the server clock.",
         "minimum": 0,
+        "maximum": 9007199254740991,
         "example": 1795967730000
       },
       "HeartbeatResult": {
@@ -3516,8 +3516,8 @@ export const openapiDocument: OpenApiDocument = {
       },
       "Fence": {
         "type": "integer",
-        "format": "int64",
         "minimum": 1,
+        "maximum": 9007199254740991,
         "description": "The fencing token of a grant. It strictly increases each time the guarded resource is granted\nto anyone, so the resource you protect can reject a write that carries a smaller fence than\none it has already accepted: that write comes from a holder whose lease was lost.\n",
         "example": 42
       },
@@ -3925,7 +3925,6 @@ export const openapiDocument: OpenApiDocument = {
       },
       "TaskId": {
         "type": "integer",
-        "format": "int64",
         "minimum": 1,
         "maximum": 9007199254740991,
         "description": "A task's id, a positive integer.",

@@ -98,7 +98,7 @@ export const zLeaseStatus = z.enum([
 /**
  * A point in time as milliseconds since the Unix epoch, judged by the server clock.
  */
-export const zEpochMillis = z.coerce.bigint().gte(BigInt(0)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' });
+export const zEpochMillis = z.int().gte(0).lte(9007199254740991);
 
 /**
  * HeartbeatResult
@@ -134,7 +134,7 @@ export const zClaimKey = z.string().min(1).max(512);
  * one it has already accepted: that write comes from a holder whose lease was lost.
  *
  */
-export const zFence = z.coerce.bigint().gte(BigInt(1)).max(BigInt('9223372036854775807'), { error: 'Invalid value: Expected int64 to be <= 9223372036854775807' });
+export const zFence = z.int().gte(1).lte(9007199254740991);
 
 /**
  * Lease duration in whole seconds, 5–600.
@@ -262,7 +262,7 @@ export const zCreateTaskRequest = z.object({
 /**
  * A task's id, a positive integer.
  */
-export const zTaskId = z.coerce.bigint().gte(BigInt(1)).lte(BigInt(9007199254740991));
+export const zTaskId = z.int().gte(1).lte(9007199254740991);
 
 /**
  * Where the task stands. Claiming does not change it: a worker that starts work sets
