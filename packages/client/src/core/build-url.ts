@@ -1,0 +1,36 @@
+/** A query parameter value; `undefined`/`null` leave the parameter out, arrays repeat it. */
+export type QueryValue = string | number | boolean | null | undefined | ReadonlyArray<string | number | boolean>;
+
+/**
+ * Joins a base URL (which may carry a prefix such as `https://host/api`) with an API path and a
+ * query. The path is used as given: encode its segments with {@link encodePath}.
+ * @example
+ * buildUrl('https://host/api/', '/v1/claims/heartbeat', { limit: 10 }); // https://host/api/v1/claims/heartbeat?limit=10
+ */
+export function buildUrl(baseUrl: string, path: string, query?: Readonly<Record<string, QueryValue>>): string {
+  const base = baseUrl.replace(/\/+$/, '');
+  const url = `${base}${path.startsWith('/') ? path : `/${path}`}`;
+  if (!query) return url;
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    if (Array.isArray(value)) for (const item of value) params.append(name, String(item));
+    else params.append(name, String(value));
+  }
+  const search = params.toString();
+  return search === '' ? url : `${url}${url.includes('?') ? '&' : '?'}${search}`;
+}
+
+/**
+ * A template tag that percent-encodes every interpolated path segment (so a claim key
+ * `reports/2026-11` becomes one segment, `reports%2F2026-11`).
+ * @example
+ * encodePath`/v1/spaces/${spaceId}/claims/${key}/renew`
+ */
+export function encodePath(strings: TemplateStringsArray, ...values: ReadonlyArray<string | number>): string {
+  let out = strings[0] ?? '';
+  values.forEach((value, i) => {
+    out += encodeURIComponent(String(value)) + (strings[i + 1] ?? '');
+  });
+  return out;
+}

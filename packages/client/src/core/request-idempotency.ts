@@ -1,0 +1,57 @@
+import { ApiError } from './api-error.js';
+import { assertValidIdempotencyKey, generateIdempotencyKey } from './idempotency-key.js';
+import { IDEMPOTENCY_KEY_TTL_MS, reserveIdempotencyKey } from './idempotency-store.js';
+import { LeaseholdError } from './leasehold-error.js';
+import type { Logger } from './logger.js';
+import type { RequestConfig, RequestOptions } from './request-options.js';
+import type { RetryPolicy } from './retry-policy.js';
+
+/** The key a call sends, and how to forget it once the answer is definitive. */
+export interface ResolvedIdempotencyKey {
+  key: string | undefined;
+  /** Deletes the stored key (only when the call has an `operationId` and a store); never throws. */
+  forget?: () => Promise<void>;
+}
+
+/** The call's key: caller's, else stored under `operationId`, else fresh; GET/HEAD get one only when given. */
+export async function resolveIdempotencyKey(
+  config: RequestConfig,
+  options: RequestOptions,
+  log: Logger,
+): Promise<ResolvedIdempotencyKey> {
+  if (options.idempotencyKey !== undefined) assertValidIdempotencyKey(options.idempotencyKey);
+  if (options.method === 'GET' || options.method === 'HEAD') return { key: options.idempotencyKey };
+  const generate = config.generateIdempotencyKey ?? generateIdempotencyKey;
+  const { operationId } = options;
+  const store = config.idempotencyStore;
+  if (operationId === undefined || store === undefined) {
+    if (operationId !== undefined) log.warn('operationId given but no idempotencyStore configured: the key will not survive a restart.');
+    return { key: options.idempotencyKey ?? generate() };
+  }
+  const ttlMs = config.idempotencyTtlMs ?? IDEMPOTENCY_KEY_TTL_MS;
+  let key: string;
+  try {
+    if (options.idempotencyKey !== undefined) {
+      key = options.idempotencyKey;
+      await store.put(operationId, key, ttlMs);
+    } else {
+      key = await reserveIdempotencyKey(store, operationId, generate(), ttlMs);
+    }
+  } catch (cause) {
+    throw new LeaseholdError(`Could not persist the idempotency key of operation ${operationId}; nothing was sent.`, { cause });
+  }
+  const forget = async (): Promise<void> => {
+    try {
+      await store.delete(operationId);
+    } catch (error) {
+      log.warn(`Could not delete the stored idempotency key of operation ${operationId}; it expires on its own.`, { error });
+    }
+  };
+  return { key, forget };
+}
+
+/** A definitive refusal: a non-retryable 4xx. The stored key may go; retrying it would only replay the refusal. */
+export function isDefinitive(error: LeaseholdError, policy: RetryPolicy): boolean {
+  return error instanceof ApiError && error.status >= 400 && error.status < 500 && !policy.isRetryable(error);
+}
+

@@ -1,0 +1,170 @@
+import { ApiError } from './api-error.js';
+import { buildUrl } from './build-url.js';
+import { AbortError, ConnectionError, TimeoutError } from './connection-errors.js';
+import { decodeApiError } from './decode-error.js';
+import { LeaseholdError } from './leasehold-error.js';
+import { redactingLogger } from './logger.js';
+import { systemMonotonicClock, systemWallClock } from './monotonic-clock.js';
+import { Redactor } from './redact.js';
+import { buildRequestHeaders } from './request-headers.js';
+import { isDefinitive, resolveIdempotencyKey } from './request-idempotency.js';
+import { DEFAULT_TIMEOUT_MS, type LeaseholdResponse, type RequestConfig, type RequestOptions } from './request-options.js';
+import { RetryPolicy } from './retry-policy.js';
+import { sendAttempt } from './send-attempt.js';
+import { sleep as realSleep } from './sleep.js';
+import type { TransportResponse } from './transport.js';
+
+export type { AttemptEvent, HttpMethod, LeaseholdResponse, RequestConfig, RequestHooks, RequestOptions } from './request-options.js';
+export { DEFAULT_TIMEOUT_MS } from './request-options.js';
+
+/**
+ * Sends one API call: JSON, auth, idempotency key (same on every retry, durable with an
+ * `operationId`), per-attempt timeout, deadline, abort, retries and typed, redacted errors.
+ * Throws `ApiError` subclasses, `ConnectionError`, `TimeoutError` or `AbortError`.
+ * @example
+ * const { data } = await request<Claim>(config, { method: 'POST', path: '/v1/spaces/…/claims', body });
+ */
+export async function request<T = unknown>(config: RequestConfig, options: RequestOptions): Promise<LeaseholdResponse<T>> {
+  const clock = config.clock ?? systemMonotonicClock;
+  const startedAt = clock.now();
+  const policy = config.retryPolicy ?? new RetryPolicy({ maxRetries: config.maxRetries });
+  const maxRetries = options.maxRetries ?? config.maxRetries ?? policy.maxRetries;
+  const timeoutMs = options.timeoutMs ?? config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const redactor = config.redactor ?? new Redactor();
+  redactor.add(config.apiKey);
+  learnRequestSecrets(redactor, options);
+  const log = redactingLogger(config.logger, redactor);
+  const hooks = config.hooks ?? {};
+  const pause = config.sleep ?? realSleep;
+  const { method, path, signal } = options;
+  const budgetMs = Math.min(
+    options.totalTimeoutMs ?? Number.POSITIVE_INFINITY,
+    options.deadlineAt === undefined ? Number.POSITIVE_INFINITY : options.deadlineAt - startedAt,
+  );
+  const deadlineAt = startedAt + budgetMs;
+  if (signal?.aborted) throw new AbortError(undefined, { cause: signal.reason });
+
+  const url = buildUrl(config.baseUrl, path, options.query);
+  const body = encodeBody(options.body);
+  const idem = await resolveIdempotencyKey(config, options, log);
+  const headers = buildRequestHeaders({
+    apiKey: config.apiKey,
+    idempotencyKey: idem.key,
+    hasBody: body !== undefined,
+    userAgentSuffix: config.userAgent,
+    defaultHeaders: config.defaultHeaders,
+    headers: options.headers,
+  });
+  const call = (hook: () => void): void => {
+    try {
+      hook();
+    } catch (error) {
+      log.warn('A request hook threw; ignored.', { error });
+    }
+  };
+
+  let lastError: LeaseholdError | undefined;
+  for (let attempt = 1; ; attempt++) {
+    const remainingMs = deadlineAt - clock.now();
+    if (remainingMs <= 0) throw lastError ?? new TimeoutError('deadline', budgetMs);
+    const event = { method, path, attempt, idempotencyKey: idem.key };
+    call(() => hooks.onAttemptStart?.(event));
+    log.debug(`${method} ${path} attempt ${attempt}`);
+    const attemptStart = clock.now();
+    let response: TransportResponse | undefined;
+    let error: LeaseholdError | undefined;
+    let data: unknown;
+    try {
+      response = await sendAttempt(config.transport, { method, url, headers, body }, { timeoutMs, remainingMs, budgetMs, signal });
+      if (response.status >= 200 && response.status < 300) data = parseSuccessBody(response, redactor);
+      else error = decodeApiError(response, { redactor, nowMs: (config.wallClock ?? systemWallClock).now() });
+    } catch (caught) {
+      error = caught instanceof LeaseholdError ? caught : new ConnectionError(String(caught), { cause: caught, redactor });
+    }
+    const durationMs = clock.now() - attemptStart;
+    const requestId = response ? (response.headers['request-id'] ?? response.headers['x-request-id']) : undefined;
+    call(() => hooks.onAttemptEnd?.({ ...event, durationMs, status: response?.status, error, requestId }));
+
+    if (error === undefined && response !== undefined) {
+      redactor.add(response.headers['spooler-lease']);
+      const token = (data as { token?: unknown } | undefined)?.token;
+      if (typeof token === 'string') redactor.add(token);
+      log.debug(`${method} ${path} → ${response.status} in ${Math.round(durationMs)} ms`, { requestId, attempt });
+      if (idem.forget) await idem.forget();
+      return {
+        status: response.status,
+        headers: response.headers,
+        data: data as T,
+        requestId,
+        replayed: response.headers['idempotent-replayed']?.toLowerCase() === 'true',
+        attempts: attempt,
+        idempotencyKey: idem.key,
+      };
+    }
+    const failure: LeaseholdError = error ?? new ConnectionError('No response.', { redactor });
+    lastError = failure;
+    if (failure instanceof AbortError || signal?.aborted) throw failure instanceof AbortError ? failure : new AbortError(undefined, { cause: signal?.reason });
+
+    const left = deadlineAt - clock.now();
+    const decision = policy.decide(failure, attempt, { maxRetries, remainingMs: Number.isFinite(left) ? left : undefined });
+    if (!decision.retry) {
+      if (idem.forget && isDefinitive(failure, policy)) await idem.forget();
+      log.debug(`${method} ${path} failed: ${failure.name}: ${failure.message}`, { attempt, requestId, reason: decision.reason });
+      throw failure;
+    }
+    call(() => hooks.onRetryScheduled?.({ ...event, delayMs: decision.delayMs, error: failure }));
+    log.info(`Retrying ${method} ${path} in ${decision.delayMs} ms after ${describe(failure)} (attempt ${attempt + 1} of ${maxRetries + 1}).`, { requestId });
+    try {
+      await pause(decision.delayMs, signal);
+    } catch (caught) {
+      throw caught instanceof AbortError ? caught : new AbortError(undefined, { cause: signal?.reason ?? caught });
+    }
+    if (signal?.aborted) throw new AbortError(undefined, { cause: signal.reason });
+  }
+}
+
+/** A 2xx body: parsed JSON, or undefined when empty; garbage is an `ApiError` (`invalid_response_body`). */
+function parseSuccessBody(response: TransportResponse, redactor: Redactor): unknown {
+  if (response.status === 204 || response.status === 205 || response.bodyText.trim() === '') return undefined;
+  try {
+    return JSON.parse(response.bodyText) as unknown;
+  } catch (cause) {
+    throw invalidBody(response, redactor, cause);
+  }
+}
+
+function invalidBody(response: TransportResponse, redactor: Redactor, cause: unknown): ApiError {
+  return new ApiError({
+    status: response.status,
+    type: 'api_error',
+    code: 'invalid_response_body',
+    message: `The ${response.status} answer is not valid JSON: ${response.bodyText.slice(0, 200)}`,
+    headers: response.headers,
+    rawBody: response.bodyText,
+    requestId: response.headers['request-id'] ?? response.headers['x-request-id'],
+    redactor,
+    cause,
+  });
+}
+
+function encodeBody(body: unknown): string | undefined {
+  if (body === undefined) return undefined;
+  try {
+    return JSON.stringify(body);
+  } catch (cause) {
+    throw new LeaseholdError('The request body cannot be encoded as JSON.', { cause });
+  }
+}
+
+function learnRequestSecrets(redactor: Redactor, options: RequestOptions): void {
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (lower === 'spooler-lease' || lower === 'x-task-claim') redactor.add(value);
+  }
+  const token = (options.body as { token?: unknown } | null | undefined)?.token;
+  if (typeof token === 'string') redactor.add(token);
+}
+
+function describe(error: LeaseholdError): string {
+  return error instanceof ApiError ? `${error.status}${error.code ? ` ${error.code}` : ''}` : error.name;
+}

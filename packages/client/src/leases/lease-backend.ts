@@ -1,0 +1,18 @@
+/** What one explicit renewal granted: its duration (`null`: never expires) and, if known, the server's new expiry. */
+export interface LeaseRenewal {
+  /** The granted duration in ms, counted by the caller from when the renew request was sent; `null` = never expires. */
+  durationMs: number | null;
+  /** The new expiry by the server clock (epoch ms), informational only. */
+  expiresAt?: number;
+}
+
+/**
+ * The per-kind calls behind a {@link Lease}: the resource layer implements one per space claim,
+ * task claim or spool lease. Both may reject with the SDK's API errors; the lease maps them.
+ */
+export interface LeaseBackend {
+  /** Renews this one lease now (space: renew; task: renew with If-Match; spool: renew). */
+  renew(): Promise<LeaseRenewal>;
+  /** Releases this lease on the server (space/task: release; spool: nack or ack as the backend decides). */
+  release(observation?: unknown): Promise<void>;
+}

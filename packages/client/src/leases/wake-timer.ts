@@ -1,0 +1,61 @@
+import type { SchedulerTimers } from './renewal-scheduler-options.js';
+
+/** The global timer functions, looked up at call time (so fake timers installed later apply). */
+export const globalTimers: SchedulerTimers = {
+  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
+  clearTimeout: (handle) => globalThis.clearTimeout(handle as Parameters<typeof globalThis.clearTimeout>[0]),
+};
+
+/** The longest delay `setTimeout` accepts (a longer wait simply wakes early and re-arms). */
+const MAX_TIMER_DELAY_MS = 2_147_483_647;
+
+/**
+ * ONE re-armable, `unref`'d timer that wakes its owner at a monotonic time and says how late it
+ * fired (the measure of an event-loop stall). Arming for a later time than the pending one keeps
+ * the earlier wake-up: the owner re-arms after each wake.
+ */
+export class WakeTimer {
+  readonly #timers: SchedulerTimers;
+  readonly #now: () => number;
+  readonly #onWake: (lateByMs: number) => void;
+  #handle: unknown = undefined;
+  #at = Infinity;
+
+  constructor(timers: SchedulerTimers, now: () => number, onWake: (lateByMs: number) => void) {
+    this.#timers = timers;
+    this.#now = now;
+    this.#onWake = onWake;
+  }
+
+  /** Whether a wake-up is pending. */
+  get armed(): boolean {
+    return this.#handle !== undefined;
+  }
+
+  /** Ensures a wake-up no later than `at` (monotonic ms); `Infinity` clears the timer. */
+  wakeBy(at: number): void {
+    if (at === Infinity) return this.clear();
+    if (this.#handle !== undefined && this.#at <= at) return;
+    this.clear();
+    const now = this.#now();
+    const target = Math.max(at, now);
+    this.#at = target;
+    const delay = Math.min(MAX_TIMER_DELAY_MS, Math.ceil(target - now));
+    const handle = this.#timers.setTimeout(() => this.#fire(target), delay);
+    (handle as { unref?: () => void } | null)?.unref?.();
+    this.#handle = handle;
+  }
+
+  /** Cancels the pending wake-up, if any. */
+  clear(): void {
+    if (this.#handle !== undefined) this.#timers.clearTimeout(this.#handle);
+    this.#handle = undefined;
+    this.#at = Infinity;
+  }
+
+  #fire(target: number): void {
+    this.#handle = undefined;
+    this.#at = Infinity;
+    this.#onWake(this.#now() - target);
+  }
+}
