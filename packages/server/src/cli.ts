@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+import { main } from './adapters/cli.js';
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`leasehold-server: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

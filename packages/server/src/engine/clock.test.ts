@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock, RealClock, toUtc } from './clock.js';
+
+describe('ManualClock', () => {
+  it('moves only when told', () => {
+    const clock = new ManualClock(1_000);
+    expect(clock.now()).toBe(1_000);
+    expect(clock.advance(500)).toBe(1_500);
+    expect(clock.now()).toBe(1_500);
+    expect(clock.set(10)).toBe(10);
+  });
+
+  it.each([[-1], [Number.NaN], [Number.POSITIVE_INFINITY]])('refuses advance(%s)', (ms) => {
+    expect(() => new ManualClock(0).advance(ms)).toThrow(RangeError);
+  });
+});
+
+describe('RealClock', () => {
+  it('reads the wall clock', () => {
+    const before = Date.now();
+    const now = new RealClock().now();
+    expect(now).toBeGreaterThanOrEqual(before);
+    expect(now).toBeLessThanOrEqual(Date.now());
+  });
+});
+
+describe('toUtc', () => {
+  it('formats RFC 3339 UTC', () => {
+    expect(toUtc(Date.UTC(2026, 9, 19, 9, 15))).toBe('2026-10-19T09:15:00.000Z');
+  });
+});

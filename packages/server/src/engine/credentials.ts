@@ -1,0 +1,219 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Clock } from './clock.js';
+import { EngineError, type ErrorCode } from './errors.js';
+import { sha256 } from './secrets.js';
+
+/** A permission a key may carry. */
+export type Permission =
+  | 'coordination_read'
+  | 'coordination_write'
+  | 'tasks:read'
+  | 'tasks:update'
+  | 'spools:read'
+  | 'spools:write';
+
+/** Every permission, in a stable order. */
+export const ALL_PERMISSIONS: readonly Permission[] = [
+  'coordination_read',
+  'coordination_write',
+  'tasks:read',
+  'tasks:update',
+  'spools:read',
+  'spools:write',
+];
+
+/** The read-only permissions. */
+export const READ_PERMISSIONS: readonly Permission[] = ['coordination_read', 'tasks:read', 'spools:read'];
+
+/** Which spaces a key may see: all (`'*'`) or a set of lowercase UUIDs. */
+export type SpaceAccess = '*' | ReadonlySet<string>;
+
+/** The caller of an engine operation: a credential of an account. */
+export interface Caller {
+  /** The credential (one API key). */
+  readonly credentialId: string;
+  /** The account whose spaces, tasks and spools the credential sees. */
+  readonly accountId: string;
+  /** The spaces the credential may see. */
+  readonly spaces: SpaceAccess;
+}
+
+/** An authenticated credential. */
+export interface Credential extends Caller {
+  /** What the key may do. */
+  readonly permissions: ReadonlySet<Permission>;
+  /** Requests per second (a token bucket with a one-second burst), or `null` for no limit. */
+  readonly rateLimitPerSecond: number | null;
+}
+
+/** One API key of the reference server's configuration. */
+export interface KeyConfig {
+  /** The secret key, as sent in `Authorization: Bearer <key>`. */
+  apiKey: string;
+  /** Stable id of the credential (defaults to `cred_` + the key's hash prefix). */
+  credentialId?: string;
+  /** The account the key belongs to. */
+  accountId: string;
+  /** Default: every permission. */
+  permissions?: readonly Permission[];
+  /** Default: every space. */
+  spaces?: '*' | readonly string[];
+  /** A blocked key is refused with 403 and no code. */
+  blocked?: boolean;
+  /** An expired key is refused with 401 `expired_api_key`. */
+  expired?: boolean;
+  /** The key expires at this epoch ms (`null`/absent: never). */
+  expiresAt?: number | null;
+  /** Requests per second, or `null`/absent for no limit. */
+  rateLimitPerSecond?: number | null;
+}
+
+/** The reference server's demo keys: two keys of `acct_demo`, one of `acct_other`. */
+export const DEFAULT_KEYS: readonly KeyConfig[] = [
+  { apiKey: 'lh_test_admin', credentialId: 'cred_test_admin', accountId: 'acct_demo' },
+  { apiKey: 'lh_test_reader', credentialId: 'cred_test_reader', accountId: 'acct_demo', permissions: READ_PERMISSIONS },
+  { apiKey: 'lh_test_other', credentialId: 'cred_test_other', accountId: 'acct_other' },
+];
+
+/** The answer of `authenticate`: the credential, or why it is refused (`code: null` = blocked key). */
+export type AuthResult =
+  | { readonly ok: true; readonly credential: Credential }
+  | { readonly ok: false; readonly status: 401 | 402 | 403; readonly code: ErrorCode | null; readonly message: string };
+
+/** Changes to a key's standing (the `/_control` credential update). */
+export interface CredentialUpdate {
+  /** Block or unblock the key. */
+  blocked?: boolean;
+  /** Mark the key expired or valid again. */
+  expired?: boolean;
+  /** New rate limit, or `null` for none. */
+  rateLimitPerSecond?: number | null;
+}
+
+interface KeyEntry extends Credential {
+  readonly hash: Buffer;
+  blocked: boolean;
+  expired: boolean;
+  expiresAt: number | null;
+  rateLimitPerSecond: number | null;
+}
+
+const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
+
+/**
+ * The key store: API keys (kept only as SHA-256 digests), their accounts, permissions and
+ * standing. Matching hashes the presented key, finds the entry by digest and confirms it with
+ * `timingSafeEqual`.
+ */
+export class KeyStore {
+  readonly #clock: Clock;
+  readonly #byHash = new Map<string, KeyEntry>();
+  readonly #suspended = new Map<string, boolean>();
+
+  /** Build the store from `keys` (default: the demo keys). */
+  constructor(clock: Clock, keys: readonly KeyConfig[] = DEFAULT_KEYS) {
+    this.#clock = clock;
+    for (const key of keys) this.add(key);
+  }
+
+  /** Add (or replace) one key. */
+  add(config: KeyConfig): Credential {
+    const hash = sha256(config.apiKey);
+    const hex = hash.toString('hex');
+    const entry: KeyEntry = {
+      hash,
+      credentialId: config.credentialId ?? `cred_${hex.slice(0, 16)}`,
+      accountId: config.accountId,
+      permissions: new Set(config.permissions ?? ALL_PERMISSIONS),
+      spaces: config.spaces === undefined || config.spaces === '*' ? '*' : new Set(config.spaces.map((s) => s.toLowerCase())),
+      blocked: config.blocked ?? false,
+      expired: config.expired ?? false,
+      expiresAt: config.expiresAt ?? null,
+      rateLimitPerSecond: config.rateLimitPerSecond ?? null,
+    };
+    this.#byHash.set(hex, entry);
+    if (!this.#suspended.has(entry.accountId)) this.#suspended.set(entry.accountId, false);
+    return snapshot(entry);
+  }
+
+  /** Authenticate a raw `Authorization` header value. */
+  authenticate(header: string | null | undefined): AuthResult {
+    if (header === undefined || header === null || header.trim() === '') {
+      return refuse(401, 'missing_api_key', 'No API key: send Authorization: Bearer <api key>.');
+    }
+    const match = BEARER.exec(header.trim());
+    if (!match) return refuse(401, 'invalid_api_key', 'The Authorization header must be "Bearer <api key>".');
+    const entry = this.#find(match[1] ?? '');
+    if (entry === undefined) return refuse(401, 'invalid_api_key', 'The API key is not recognized.');
+    if (entry.expired || (entry.expiresAt !== null && this.#clock.now() >= entry.expiresAt)) {
+      return refuse(401, 'expired_api_key', 'The API key has expired.');
+    }
+    if (entry.blocked) return refuse(403, null, 'The API key is blocked.');
+    if (this.#suspended.get(entry.accountId) === true) {
+      return refuse(402, 'account_suspended', 'The account is suspended.');
+    }
+    return { ok: true, credential: snapshot(entry) };
+  }
+
+  /** Change a key's standing; unknown keys are `invalid_request` (param `apiKey`). */
+  update(apiKey: string, changes: CredentialUpdate): Credential {
+    const entry = this.#find(apiKey);
+    if (entry === undefined) throw new EngineError('invalid_request', 'No such API key.', 'apiKey');
+    if (changes.blocked !== undefined) entry.blocked = changes.blocked;
+    if (changes.expired !== undefined) entry.expired = changes.expired;
+    if (changes.rateLimitPerSecond !== undefined) entry.rateLimitPerSecond = changes.rateLimitPerSecond;
+    return snapshot(entry);
+  }
+
+  /** Suspend (or reinstate) an account; every key of it answers 402 while suspended. */
+  suspendAccount(accountId: string, suspended = true): void {
+    this.#suspended.set(accountId, suspended);
+  }
+
+  /** Whether the account is suspended. */
+  isSuspended(accountId: string): boolean {
+    return this.#suspended.get(accountId) === true;
+  }
+
+  /** Every account that has a key. */
+  accounts(): string[] {
+    return [...this.#suspended.keys()];
+  }
+
+  #find(apiKey: string): KeyEntry | undefined {
+    const hash = sha256(apiKey);
+    const entry = this.#byHash.get(hash.toString('hex'));
+    return entry !== undefined && timingSafeEqual(entry.hash, hash) ? entry : undefined;
+  }
+}
+
+function snapshot(entry: KeyEntry): Credential {
+  return {
+    credentialId: entry.credentialId,
+    accountId: entry.accountId,
+    permissions: entry.permissions,
+    spaces: entry.spaces,
+    rateLimitPerSecond: entry.rateLimitPerSecond,
+  };
+}
+
+function refuse(status: 401 | 402 | 403, code: ErrorCode | null, message: string): AuthResult {
+  return { ok: false, status, code, message };
+}
+
+/** True when the credential carries `permission`. */
+export function hasPermission(credential: Credential, permission: Permission): boolean {
+  return credential.permissions.has(permission);
+}
+
+/** Throw `permission_denied` (403) unless the credential carries `permission`. */
+export function requirePermission(credential: Credential, permission: Permission): void {
+  if (!hasPermission(credential, permission)) {
+    throw new EngineError('permission_denied', `This API key lacks the ${permission} permission.`);
+  }
+}
+
+/** True when the caller may see the space (a lowercase UUID). */
+export function canSeeSpace(caller: Caller, spaceId: string): boolean {
+  return caller.spaces === '*' || caller.spaces.has(spaceId);
+}

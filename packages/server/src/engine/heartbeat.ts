@@ -1,0 +1,70 @@
+import { EngineError } from './errors.js';
+import type { HeartbeatResult } from './heartbeat-result.js';
+import type { Details, LeaseRecord } from './lease-record.js';
+import type { LeaseEngine } from './lease-engine.js';
+
+/** Who is heartbeating: the lease index is per credential. */
+export interface HeartbeatCaller {
+  /** The calling credential. */
+  readonly credentialId: string;
+}
+
+/** A batch heartbeat request, `ttl` already parsed to seconds (see `parseTtl`). */
+export interface HeartbeatParams {
+  /** The calling credential. */
+  credential: HeartbeatCaller;
+  /** Seconds; space claims clamp it to 5–600, tasks and spools renew by their own rules. */
+  ttl: number;
+  /** Touch only this lease. */
+  claimId?: string | undefined;
+  /** Touch only the leases acquired with this session. */
+  holderSession?: string | undefined;
+  /** Progress report stored on every touched lease. */
+  details?: Details | null | undefined;
+}
+
+/**
+ * Renew every lease of a credential (or one, by `claimId`) in one pass, linear in that
+ * credential's leases: held space claims are extended, waiters keep their place, task claims get
+ * 15 minutes, spool leases reset to their queue's timeout, and each loss since the last report is
+ * answered once as `lost`.
+ */
+export function heartbeat(leases: LeaseEngine, params: HeartbeatParams): HeartbeatResult[] {
+  const now = leases.sync();
+  const { credential, ttl, claimId, holderSession, details } = params;
+  if (claimId !== undefined) {
+    const lease = leases.byClaimId(claimId);
+    if (
+      lease === undefined ||
+      lease.credentialId !== credential.credentialId ||
+      lease.status === 'released' ||
+      (holderSession !== undefined && lease.holderSession !== holderSession)
+    ) {
+      throw new EngineError('claim_not_found', 'No lease of this credential has that claimId.', 'claimId');
+    }
+    return [touch(leases, lease, ttl, now, details)];
+  }
+  const set = leases.leasesOf(credential.credentialId);
+  if (set === undefined) return [];
+  const results: HeartbeatResult[] = [];
+  for (const lease of set) {
+    if (holderSession !== undefined && lease.holderSession !== holderSession) continue;
+    results.push(touch(leases, lease, ttl, now, details));
+  }
+  return results;
+}
+
+function touch(
+  leases: LeaseEngine,
+  lease: LeaseRecord,
+  ttl: number,
+  now: number,
+  details: Details | null | undefined,
+): HeartbeatResult {
+  if (!lease.live) {
+    leases.markReported(lease);
+    return { claimId: lease.claimId, status: 'lost' };
+  }
+  if (details !== undefined) lease.details = details;
+  return leases.handler(lease.kind).heartbeat(lease, ttl, now);
+}

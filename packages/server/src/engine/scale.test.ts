@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from './clock.js';
+import type { Caller } from './credentials.js';
+import { Engine } from './engine.js';
+import { seededRandom } from './random.js';
+import { RUN_A, SPACE, T0 } from './test-fixtures.js';
+
+// Sanity checks of the performance design with generous bounds (the benchmarks come later):
+// heartbeat linear in the caller's leases, O(1) ticks, linear mass expiry.
+
+function engineWith(count: number, credentialId = 'cred_bench'): { engine: Engine; clock: ManualClock; credential: Caller } {
+  const clock = new ManualClock(T0);
+  const engine = new Engine({ clock, random: seededRandom(5) });
+  const credential: Caller = { credentialId, accountId: 'acct_demo', spaces: '*' };
+  for (let i = 0; i < count; i++) {
+    engine.claims.acquire({ credential, spaceId: SPACE, key: `k/${i}`, scopeId: RUN_A, holder: 'w', holderSession: 's', leaseSeconds: 60 });
+  }
+  return { engine, clock, credential };
+}
+
+function timed(fn: () => void): number {
+  const start = performance.now();
+  fn();
+  return performance.now() - start;
+}
+
+describe('scale', () => {
+  it('heartbeats 10,000 leases of one credential quickly', () => {
+    const { engine, clock, credential } = engineWith(10_000);
+    clock.advance(1_000);
+    engine.heartbeat({ credential, ttl: 60 }); // warm up
+    let results = 0;
+    const ms = Math.min(
+      ...[1, 2, 3].map(() =>
+        timed(() => {
+          results = engine.heartbeat({ credential, ttl: 60 }).results.length;
+        }),
+      ),
+    );
+    expect(results).toBe(10_000);
+    expect(ms).toBeLessThan(200); // target: < 20 ms
+  });
+
+  it('costs O(1) per tick when nothing is due, however many leases are held', () => {
+    const { engine, clock } = engineWith(20_000);
+    const ms = timed(() => {
+      for (let i = 0; i < 100_000; i++) {
+        clock.advance(0.1);
+        engine.processExpirations();
+      }
+    });
+    expect(engine.stats().held).toBe(20_000);
+    expect(ms).toBeLessThan(500);
+  });
+
+  it('expires 10,000 leases at once', () => {
+    const { engine, clock } = engineWith(10_000);
+    clock.advance(60_000);
+    let expired = 0;
+    const ms = timed(() => {
+      expired = engine.processExpirations();
+    });
+    expect(expired).toBe(10_000);
+    expect(engine.stats()).toMatchObject({ held: 0, tombstones: 10_000 });
+    expect(ms).toBeLessThan(500);
+  });
+});

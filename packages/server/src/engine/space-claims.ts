@@ -1,0 +1,281 @@
+import { canSeeSpace, type Caller } from './credentials.js';
+import { EngineError } from './errors.js';
+import type { HeartbeatResult } from './heartbeat-result.js';
+import type { LeaseEngine, LeaseKindHandler } from './lease-engine.js';
+import type { LeaseRecord } from './lease-record.js';
+import {
+  claimView,
+  releasedView,
+  type Claim,
+  type ClaimList,
+  type ReleasedClaim,
+  type ScopeCancellation,
+} from './space-claim-views.js';
+import {
+  createSpaceState,
+  dropIfIdle,
+  indexScope,
+  keyStateOf,
+  leaveQueue,
+  queueIndexOf,
+  unindexScope,
+  type KeyState,
+  type SpaceState,
+} from './space-state.js';
+import { requireInt, requireString, requireUuid } from './validation.js';
+import { decodeCursor, encodeCursor, requireKey } from './space-keys.js';
+import {
+  SPACE_LEASE_MAX_SECONDS,
+  SPACE_LEASE_MIN_SECONDS,
+  type AcquireParams,
+  type KeyParams,
+  type ListParams,
+} from './space-claim-params.js';
+
+/**
+ * Space claims: exclusive leases on keys of (account, space), FIFO waiters, runs that can be
+ * cancelled, and the last release of each key. Implements the `space` lease kind.
+ */
+export class SpaceClaims implements LeaseKindHandler {
+  readonly #leases: LeaseEngine;
+  readonly #spaces = new Map<string, SpaceState>();
+
+  /** Space claims on top of the shared lease engine. */
+  constructor(leases: LeaseEngine) {
+    this.#leases = leases;
+    leases.register('space', this);
+  }
+
+  /** Take `key`: held (201) when free, queued (202) when held and `wait`, else `claim_held`. */
+  acquire(params: AcquireParams): Claim {
+    const now = this.#leases.sync();
+    const key = requireKey(params.key);
+    const scopeId = requireUuid(params.scopeId, 'scopeId');
+    const holder = requireString(params.holder, 1, 200, 'holder');
+    const holderSession = requireString(params.holderSession, 1, 200, 'holderSession');
+    const leaseSeconds = requireInt(params.leaseSeconds, SPACE_LEASE_MIN_SECONDS, SPACE_LEASE_MAX_SECONDS, 'leaseSeconds', 30);
+    const space = this.#space(params.credential, params.spaceId, true);
+    if (space.cancelled.has(scopeId)) throw scopeCancelled();
+    const existing = space.keys.get(key);
+    if (existing?.holder && params.wait !== true) {
+      throw new EngineError('claim_held', 'The key is held by another claimant.', 'key');
+    }
+    const state = existing ?? keyStateOf(space, key);
+    const lease = this.#leases.create({
+      kind: 'space',
+      token: 'lht_',
+      credentialId: params.credential.credentialId,
+      accountId: space.accountId,
+      holderSession,
+      owner: state,
+      spaceId: space.spaceId,
+      key,
+      scopeId,
+      holder,
+      leaseSeconds,
+    });
+    if (state.holder === null) {
+      this.#grant(state, lease, now);
+    } else {
+      state.queue.push(lease);
+      this.#leases.setExpiry(lease, now + leaseSeconds * 1000);
+    }
+    indexScope(space, lease);
+    return claimView(lease, state, true);
+  }
+
+  /** The current holder's row of `key`, or `claim_not_found` when the key is free. */
+  get(params: KeyParams): Claim {
+    this.#leases.sync();
+    const key = requireKey(params.key);
+    const state = this.#space(params.credential, params.spaceId, false)?.keys.get(key);
+    if (state?.holder == null) throw new EngineError('claim_not_found', 'Nobody holds this key.', 'key');
+    return claimView(state.holder, state, false);
+  }
+
+  /** One page of held claims in key order, optionally only keys starting with `prefix`. */
+  list(params: ListParams): ClaimList {
+    this.#leases.sync();
+    const limit = requireInt(params.limit, 1, 100, 'limit', 50);
+    const prefix = params.prefix ?? '';
+    const after = params.cursor === undefined ? undefined : decodeCursor(params.cursor);
+    const space = this.#space(params.credential, params.spaceId, false);
+    const data: Claim[] = [];
+    let nextCursor: string | null = null;
+    if (space !== undefined) {
+      const start = after !== undefined && after > prefix ? after : prefix;
+      for (const [key, state] of space.held.entries(start)) {
+        if (after !== undefined && key <= after) continue;
+        if (!key.startsWith(prefix)) break;
+        if (data.length === limit) {
+          nextCursor = encodeCursor((data[data.length - 1] as Claim).key);
+          break;
+        }
+        if (state.holder !== null) data.push(claimView(state.holder, state, false));
+      }
+    }
+    return { object: 'list', data, nextCursor };
+  }
+
+  /** Extend the holder's lease to now + `leaseSeconds` (default 30). */
+  renew(params: KeyParams & { token: string; leaseSeconds?: number | undefined }): Claim {
+    const now = this.#leases.sync();
+    const leaseSeconds = requireInt(params.leaseSeconds, SPACE_LEASE_MIN_SECONDS, SPACE_LEASE_MAX_SECONDS, 'leaseSeconds', 30);
+    const lease = this.#byToken(params);
+    if (lease.status === 'queued') throw new EngineError('claim_queued', 'The claim is still waiting in the queue.', 'token');
+    if (lease.status === 'lost') throw lostError(lease);
+    if (lease.status !== 'held') throw notHeld();
+    lease.leaseSeconds = leaseSeconds;
+    this.#leases.setExpiry(lease, now + leaseSeconds * 1000);
+    return claimView(lease, lease.owner as KeyState, false);
+  }
+
+  /** Release with the token (or leave the queue); repeats and cancelled runs answer the same row. */
+  release(params: KeyParams & { token: string; observation?: unknown }): ReleasedClaim {
+    const now = this.#leases.sync();
+    const lease = this.#byToken(params);
+    if (lease.released !== null) return releasedView(lease);
+    if (lease.status === 'lost' && lease.lostReason !== 'scope_cancelled') throw lostError(lease);
+    const state = lease.owner as KeyState;
+    const row = { releasedAt: now, observation: params.observation ?? null };
+    const wasHolder = state.holder === lease;
+    const wasQueued = lease.status === 'queued';
+    this.#leases.release(lease, now, row);
+    if (wasHolder) {
+      state.previousRelease = { claimId: lease.claimId, holder: lease.holder as string, ...row };
+      this.#passOn(state, now);
+    } else if (wasQueued) {
+      leaveQueue(state, lease);
+    }
+    unindexScope(state.space, lease);
+    return releasedView(lease);
+  }
+
+  /** Cancel a run: its held and queued claims are lost now; repeating answers `claimsLost: 0`. */
+  cancelScope(params: { credential: Caller; spaceId: string; scopeId: string }): ScopeCancellation {
+    const now = this.#leases.sync();
+    const scopeId = requireUuid(params.scopeId, 'scopeId');
+    const space = this.#space(params.credential, params.spaceId, true);
+    const claimsLost = this.cancelIn(space, scopeId, now);
+    return {
+      object: 'scope_cancellation',
+      spaceId: space.spaceId,
+      scopeId,
+      cancelled: true,
+      cancelledAt: space.cancelled.get(scopeId) as number,
+      claimsLost,
+    };
+  }
+
+  /** Cancel `scopeId` in `space` at `now` (idempotent); answers how many claims were lost. */
+  cancelIn(space: SpaceState, scopeId: string, now: number): number {
+    if (space.cancelled.has(scopeId)) return 0;
+    space.cancelled.set(scopeId, now);
+    const live = [...(space.scopes.get(scopeId) ?? [])];
+    space.scopes.delete(scopeId);
+    // Waiters of the run leave first, so each freed key passes to a waiter of another run.
+    for (const lease of live) {
+      if (lease.status !== 'queued') continue;
+      this.#leases.markLost(lease, now, 'scope_cancelled');
+      leaveQueue(lease.owner as KeyState, lease);
+    }
+    for (const lease of live) if (lease.status === 'held') this.#leases.lose(lease, now, 'scope_cancelled');
+    return live.length;
+  }
+
+  /** The space of an account, if anything happened in it yet (for controls). */
+  spaceOf(accountId: string, spaceId: string, create: boolean): SpaceState | undefined {
+    const id = `${accountId}\n${spaceId}`;
+    let space = this.#spaces.get(id);
+    if (space === undefined && create) {
+      space = createSpaceState(accountId, spaceId);
+      this.#spaces.set(id, space);
+    }
+    return space;
+  }
+
+  /** Lease-kind hook: a space lease was lost; free its place and pass the key on. */
+  detach(lease: LeaseRecord, at: number): void {
+    const state = lease.owner as KeyState;
+    unindexScope(state.space, lease);
+    if (state.holder === lease) this.#passOn(state, at);
+    else leaveQueue(state, lease);
+  }
+
+  /** Lease-kind hook: heartbeat a held claim (extend) or a waiter (keep its place). */
+  heartbeat(lease: LeaseRecord, ttlSeconds: number, now: number): HeartbeatResult {
+    const state = lease.owner as KeyState;
+    const seconds = Math.min(SPACE_LEASE_MAX_SECONDS, Math.max(SPACE_LEASE_MIN_SECONDS, ttlSeconds));
+    const expiresAt = Math.round(now + seconds * 1000);
+    this.#leases.setExpiry(lease, expiresAt);
+    if (lease.status === 'held') {
+      lease.leaseSeconds = Math.round(seconds);
+      return { claimId: lease.claimId, status: 'held', expiresAt, queueDepth: state.queue.length };
+    }
+    const position = queueIndexOf(state.queue, lease) + 1;
+    return { claimId: lease.claimId, status: 'queued', expiresAt, position, queueDepth: state.queue.length };
+  }
+
+  #grant(state: KeyState, lease: LeaseRecord, at: number): void {
+    state.holder = lease;
+    this.#leases.grant(lease, at, at + (lease.leaseSeconds as number) * 1000);
+    state.space.held.set(state.key, state);
+  }
+
+  /** The key's holder is gone at `at`: grant the first waiter still waiting, or free the key. */
+  #passOn(state: KeyState, at: number): void {
+    state.holder = null;
+    for (let next = state.queue.shift(); next !== undefined; next = state.queue.shift()) {
+      if (next.expiresAt !== null && next.expiresAt <= at) {
+        this.#leases.markLost(next, next.expiresAt, 'lapsed');
+        unindexScope(state.space, next);
+        continue;
+      }
+      this.#grant(state, next, at);
+      return;
+    }
+    state.space.held.delete(state.key);
+    dropIfIdle(state);
+  }
+
+  #space(caller: Caller, rawSpaceId: string, create: true): SpaceState;
+  #space(caller: Caller, rawSpaceId: string, create: false): SpaceState | undefined;
+  #space(caller: Caller, rawSpaceId: string, create: boolean): SpaceState | undefined {
+    const spaceId = requireUuid(rawSpaceId, 'spaceId');
+    if (!canSeeSpace(caller, spaceId)) throw new EngineError('space_not_found', 'No such space.', 'spaceId');
+    return this.spaceOf(caller.accountId, spaceId, create);
+  }
+
+  #byToken(params: KeyParams & { token: string }): LeaseRecord {
+    const key = requireKey(params.key);
+    const spaceId = requireUuid(params.spaceId, 'spaceId');
+    if (!canSeeSpace(params.credential, spaceId)) throw new EngineError('space_not_found', 'No such space.', 'spaceId');
+    if (typeof params.token !== 'string' || params.token.length === 0) {
+      throw new EngineError('invalid_request', 'token is required.', 'token');
+    }
+    const lease = this.#leases.byToken('lht_', params.token);
+    if (
+      lease === undefined ||
+      lease.kind !== 'space' ||
+      lease.accountId !== params.credential.accountId ||
+      lease.spaceId !== spaceId ||
+      lease.key !== key
+    ) {
+      throw notHeld();
+    }
+    return lease;
+  }
+}
+
+function notHeld(): EngineError {
+  return new EngineError('claim_not_held', 'This token does not hold the key.', 'token');
+}
+
+function scopeCancelled(): EngineError {
+  return new EngineError('scope_cancelled', 'The run was cancelled.', 'scopeId');
+}
+
+function lostError(lease: LeaseRecord): EngineError {
+  if (lease.lostReason === 'scope_cancelled') return scopeCancelled();
+  return new EngineError('lease_expired', 'The lease expired; the key may have passed to someone else.', 'token');
+}

@@ -1,0 +1,113 @@
+import type { LeaseRecord } from './lease-record.js';
+import { createSortedMap, type SortedMap } from './sorted-map.js';
+
+/** The last release of a key, shown on the next holder's row (wire `PreviousRelease`). */
+export interface PreviousRelease {
+  /** The released claim's id. */
+  readonly claimId: string;
+  /** Who released it. */
+  readonly holder: string;
+  /** When (epoch ms). */
+  readonly releasedAt: number;
+  /** What the releaser left (any JSON), or `null`. */
+  readonly observation: unknown;
+}
+
+/** One key of a space: its holder, its FIFO queue of waiters and its last release. */
+export interface KeyState {
+  /** The space the key belongs to. */
+  readonly space: SpaceState;
+  /** The key itself. */
+  readonly key: string;
+  /** The current holder, or `null` when the key is free. */
+  holder: LeaseRecord | null;
+  /** Waiting claims in arrival order (ascending `seq`), so positions come by binary search. */
+  readonly queue: LeaseRecord[];
+  /** The last release of this key, or `null`. */
+  previousRelease: PreviousRelease | null;
+}
+
+/** One space of one account: its keys (point lookups), held keys in order, and its runs. */
+export interface SpaceState {
+  /** The owning account. */
+  readonly accountId: string;
+  /** The space's id (lowercase UUID). */
+  readonly spaceId: string;
+  /** Every key with a holder, waiters or a remembered release. */
+  readonly keys: Map<string, KeyState>;
+  /** The held keys, in key order, for listing. */
+  readonly held: SortedMap<string, KeyState>;
+  /** Live (held or queued) claims of each run, for cancellation. */
+  readonly scopes: Map<string, Set<LeaseRecord>>;
+  /** Cancelled runs and when they were cancelled (epoch ms). */
+  readonly cancelled: Map<string, number>;
+}
+
+/** A new, empty space. */
+export function createSpaceState(accountId: string, spaceId: string): SpaceState {
+  return {
+    accountId,
+    spaceId,
+    keys: new Map(),
+    held: createSortedMap<string, KeyState>(),
+    scopes: new Map(),
+    cancelled: new Map(),
+  };
+}
+
+/** The key's state, created (free) if the space has none yet. */
+export function keyStateOf(space: SpaceState, key: string): KeyState {
+  let state = space.keys.get(key);
+  if (state === undefined) {
+    state = { space, key, holder: null, queue: [], previousRelease: null };
+    space.keys.set(key, state);
+  }
+  return state;
+}
+
+/** Index of `lease` in the queue (by `seq`), or -1. */
+export function queueIndexOf(queue: readonly LeaseRecord[], lease: LeaseRecord): number {
+  let lo = 0;
+  let hi = queue.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const seq = (queue[mid] as LeaseRecord).seq;
+    if (seq === lease.seq) return queue[mid] === lease ? mid : -1;
+    if (seq < lease.seq) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** Remove `lease` from the key's queue, if it waits there. */
+export function leaveQueue(state: KeyState, lease: LeaseRecord): void {
+  const index = queueIndexOf(state.queue, lease);
+  if (index >= 0) state.queue.splice(index, 1);
+}
+
+/** Forget a key that is free and remembers nothing worth showing. */
+export function dropIfIdle(state: KeyState): void {
+  if (state.holder === null && state.queue.length === 0 && state.previousRelease === null) {
+    state.space.keys.delete(state.key);
+  }
+}
+
+/** Add a live claim to its run's index. */
+export function indexScope(space: SpaceState, lease: LeaseRecord): void {
+  const scopeId = lease.scopeId as string;
+  let set = space.scopes.get(scopeId);
+  if (set === undefined) {
+    set = new Set();
+    space.scopes.set(scopeId, set);
+  }
+  set.add(lease);
+}
+
+/** Remove a claim from its run's index. */
+export function unindexScope(space: SpaceState, lease: LeaseRecord): void {
+  const scopeId = lease.scopeId as string;
+  const set = space.scopes.get(scopeId);
+  if (set === undefined) return;
+  set.delete(lease);
+  if (set.size === 0) space.scopes.delete(scopeId);
+}

@@ -1,0 +1,271 @@
+import type { Caller } from './credentials.js';
+import { toUtc } from './clock.js';
+import { EngineError } from './errors.js';
+import type { HeartbeatResult } from './heartbeat-result.js';
+import type { LeaseEngine, LeaseKindHandler } from './lease-engine.js';
+import type { LeaseRecord } from './lease-record.js';
+import { randomBase62, randomUuidV4 } from './random.js';
+import { checkIfMatch, guardProtectedWrite, matchTaskClaim, validateTaskToken } from './task-guards.js';
+import {
+  TASK_LEASE_SECONDS,
+  taskClaimView,
+  taskEtag,
+  taskResult,
+  type TaskClaim,
+  type TaskClaimRelease,
+  type TaskRecord,
+  type TaskResult,
+  type TaskStatus,
+} from './task-record.js';
+import { requireString } from './validation.js';
+
+/** Address one task, with the caller's `If-Match`. */
+export interface TaskWrite {
+  credential: Caller;
+  taskId: number;
+  ifMatch: string | null | undefined;
+}
+
+/** A protected write: also the raw `X-Task-Claim` header (absent = `undefined`). */
+export interface ProtectedTaskWrite extends TaskWrite {
+  claimToken?: string | undefined;
+}
+
+/** The fields `update` may change. */
+export interface TaskChanges {
+  status?: TaskStatus;
+  title?: string;
+  description?: string;
+}
+
+const PATCH_STATUSES: ReadonlySet<string> = new Set(['Todo', 'InProgress', 'Blocked']);
+
+/**
+ * Tasks of each account (integer ids from 1) and their 15-minute claims, guarded by ETag and
+ * If-Match. Every operation validates and checks everything before it changes anything, so a
+ * failed call leaves no trace. Implements the `task` lease kind.
+ */
+export class Tasks implements LeaseKindHandler {
+  readonly #leases: LeaseEngine;
+  readonly #accounts = new Map<string, { nextId: number; tasks: Map<number, TaskRecord> }>();
+
+  /** Tasks on top of the shared lease engine. */
+  constructor(leases: LeaseEngine) {
+    this.#leases = leases;
+    leases.register('task', this);
+  }
+
+  /** Create a task (status `Todo`, version 1). */
+  create(params: { credential: Caller; title: string; description?: string | undefined }): TaskResult {
+    const now = this.#leases.sync();
+    const title = requireString(params.title, 1, 500, 'title');
+    const description = params.description === undefined ? '' : requireString(params.description, 0, 20000, 'description');
+    const account = this.#account(params.credential.accountId);
+    const task: TaskRecord = {
+      id: account.nextId++,
+      accountId: params.credential.accountId,
+      title,
+      description,
+      status: 'Todo',
+      version: 1,
+      claim: null,
+      pastClaims: [],
+      notes: [],
+      result: null,
+      createdAt: now,
+      updatedAt: now,
+      completedAt: null,
+    };
+    account.tasks.set(task.id, task);
+    return taskResult(task);
+  }
+
+  /** Read a task and its ETag. */
+  get(params: { credential: Caller; taskId: number }): TaskResult {
+    this.#leases.sync();
+    return taskResult(this.#task(params.credential, params.taskId));
+  }
+
+  /** Claim a task for 15 minutes; the answer (only) carries the UUID token. */
+  claim(params: TaskWrite & { holderSession?: string | null | undefined }): { claim: TaskClaim; etag: string } {
+    const now = this.#leases.sync();
+    const task = this.#task(params.credential, params.taskId);
+    checkIfMatch(task, params.ifMatch);
+    if (task.status === 'Done') throw completed();
+    if (task.claim !== null) throw new EngineError('task_claimed', 'Another worker holds a live claim on this task.');
+    const lease = this.#leases.create({
+      kind: 'task',
+      token: { value: randomUuidV4(this.#leases.random) },
+      credentialId: params.credential.credentialId,
+      accountId: task.accountId,
+      holderSession: params.holderSession ?? null,
+      owner: task,
+      leaseSeconds: TASK_LEASE_SECONDS,
+    });
+    this.#leases.grant(lease, now, now + TASK_LEASE_SECONDS * 1000);
+    task.claim = lease;
+    this.#bump(task, now);
+    return { claim: taskClaimView(task, lease, true), etag: taskEtag(task) };
+  }
+
+  /** Renew the live claim for 15 minutes from now; the ETag does not change. */
+  renew(params: TaskWrite & { token: unknown }): { claim: TaskClaim; etag: string } {
+    const now = this.#leases.sync();
+    const token = validateTaskToken(params.token, 'token');
+    const task = this.#task(params.credential, params.taskId);
+    checkIfMatch(task, params.ifMatch);
+    const lease = matchTaskClaim(task, token, 'token');
+    this.#leases.setExpiry(lease, now + TASK_LEASE_SECONDS * 1000);
+    return { claim: taskClaimView(task, lease, false), etag: taskEtag(task) };
+  }
+
+  /** Release the live claim now. */
+  release(params: TaskWrite & { token: unknown }): { release: TaskClaimRelease; etag: string } {
+    const now = this.#leases.sync();
+    const token = validateTaskToken(params.token, 'token');
+    const task = this.#task(params.credential, params.taskId);
+    checkIfMatch(task, params.ifMatch);
+    const lease = matchTaskClaim(task, token, 'token');
+    this.#endClaim(task, lease, now);
+    this.#bump(task, now);
+    const release: TaskClaimRelease = {
+      object: 'task_claim_release',
+      claimId: lease.claimId,
+      taskId: task.id,
+      released: true,
+      releasedUtc: toUtc(now),
+    };
+    return { release, etag: taskEtag(task) };
+  }
+
+  /** Append a note (protected write). */
+  addNote(params: ProtectedTaskWrite & { text: string }): TaskResult {
+    const now = this.#leases.sync();
+    const text = requireString(params.text, 1, 20000, 'text');
+    const { task, lease } = this.#protected(params);
+    this.#note(task, text, lease, now);
+    this.#bump(task, now);
+    return taskResult(task);
+  }
+
+  /** Change status (`Todo`/`InProgress`/`Blocked`), title or description (protected write). */
+  update(params: ProtectedTaskWrite & { changes: TaskChanges }): TaskResult {
+    const now = this.#leases.sync();
+    const changes = validateChanges(params.changes);
+    const { task } = this.#protected(params, () => {
+      throw new EngineError('invalid_transition', 'A Done task cannot change.', 'status');
+    });
+    if (changes.status !== undefined) task.status = changes.status;
+    if (changes.title !== undefined) task.title = changes.title;
+    if (changes.description !== undefined) task.description = changes.description;
+    this.#bump(task, now);
+    return taskResult(task);
+  }
+
+  /** Complete the task (protected write): `Done`, result kept, claim released in the same write. */
+  complete(params: ProtectedTaskWrite & { result?: unknown; note?: string | undefined }): TaskResult {
+    const now = this.#leases.sync();
+    const note = params.note === undefined ? undefined : requireString(params.note, 1, 20000, 'note');
+    const { task, lease } = this.#protected(params, () => {
+      throw completed();
+    });
+    if (note !== undefined) this.#note(task, note, lease, now);
+    if (lease !== null) this.#endClaim(task, lease, now);
+    task.status = 'Done';
+    task.result = params.result ?? null;
+    task.completedAt = now;
+    this.#bump(task, now);
+    return taskResult(task);
+  }
+
+  /** Lease-kind hook: the claim expired or was taken away. */
+  detach(lease: LeaseRecord, _at: number): void {
+    const task = lease.owner as TaskRecord;
+    if (task.claim === lease) task.claim = null;
+    task.pastClaims.push(lease);
+  }
+
+  /** Lease-kind hook: a heartbeat renews a task claim for its fixed 15 minutes. */
+  heartbeat(lease: LeaseRecord, _ttlSeconds: number, now: number): HeartbeatResult {
+    const expiresAt = now + TASK_LEASE_SECONDS * 1000;
+    this.#leases.setExpiry(lease, expiresAt);
+    return { claimId: lease.claimId, status: 'held', expiresAt };
+  }
+
+  /** Lease-kind hook: forget an ended claim. */
+  purge(lease: LeaseRecord): void {
+    const task = lease.owner as TaskRecord;
+    const index = task.pastClaims.indexOf(lease);
+    if (index >= 0) task.pastClaims.splice(index, 1);
+  }
+
+  #protected(
+    params: ProtectedTaskWrite,
+    onDone?: () => never,
+  ): { task: TaskRecord; lease: LeaseRecord | null } {
+    const token = params.claimToken === undefined ? undefined : validateTaskToken(params.claimToken, 'X-Task-Claim');
+    const task = this.#task(params.credential, params.taskId);
+    checkIfMatch(task, params.ifMatch);
+    if (task.status === 'Done' && onDone !== undefined) onDone();
+    return { task, lease: guardProtectedWrite(task, token) };
+  }
+
+  #note(task: TaskRecord, text: string, lease: LeaseRecord | null, now: number): void {
+    task.notes.push({
+      object: 'task_note',
+      id: `note_${randomBase62(this.#leases.random, 12)}`,
+      taskId: task.id,
+      text,
+      createdUtc: toUtc(now),
+      claimId: lease?.claimId ?? null,
+    });
+  }
+
+  #endClaim(task: TaskRecord, lease: LeaseRecord, now: number): void {
+    this.#leases.release(lease, now, null);
+    task.claim = null;
+    task.pastClaims.push(lease);
+  }
+
+  #bump(task: TaskRecord, now: number): void {
+    task.version++;
+    task.updatedAt = now;
+  }
+
+  #account(accountId: string): { nextId: number; tasks: Map<number, TaskRecord> } {
+    let account = this.#accounts.get(accountId);
+    if (account === undefined) {
+      account = { nextId: 1, tasks: new Map() };
+      this.#accounts.set(accountId, account);
+    }
+    return account;
+  }
+
+  #task(caller: Caller, taskId: number): TaskRecord {
+    const task = Number.isSafeInteger(taskId) ? this.#accounts.get(caller.accountId)?.tasks.get(taskId) : undefined;
+    if (task === undefined) throw new EngineError('task_not_found', 'No such task.', 'taskId');
+    return task;
+  }
+}
+
+function completed(): EngineError {
+  return new EngineError('task_completed', 'The task is already Done.');
+}
+
+function validateChanges(changes: TaskChanges): TaskChanges {
+  const out: TaskChanges = {};
+  if (typeof changes !== 'object' || changes === null) throw new EngineError('invalid_request', 'Send the fields to change.');
+  if (changes.status !== undefined) {
+    if (changes.status === 'Done') {
+      throw new EngineError('invalid_transition', 'Move a task to Done by completing it, not by PATCH.', 'status');
+    }
+    if (!PATCH_STATUSES.has(changes.status)) {
+      throw new EngineError('invalid_request', 'status must be Todo, InProgress or Blocked.', 'status');
+    }
+    out.status = changes.status;
+  }
+  if (changes.title !== undefined) out.title = requireString(changes.title, 1, 500, 'title');
+  if (changes.description !== undefined) out.description = requireString(changes.description, 0, 20000, 'description');
+  if (Object.keys(out).length === 0) throw new EngineError('invalid_request', 'Send at least one field to change.');
+  return out;
+}

@@ -1,0 +1,56 @@
+/** The envelope `type` for each status the API answers. */
+export const errorTypeByStatus: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'payment_required_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  405: 'invalid_request_error',
+  409: 'conflict_error',
+  410: 'gone_error',
+  412: 'precondition_error',
+  413: 'invalid_request_error',
+  415: 'invalid_request_error',
+  422: 'invalid_request_error',
+  428: 'invalid_request_error',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  503: 'unavailable_error',
+};
+
+/** One problem inside an error envelope. */
+export interface ErrorDetail {
+  code?: string;
+  message: string;
+  param?: string;
+}
+
+/** An error a handler throws to answer with the canonical envelope. */
+export class HttpError extends Error {
+  /** Creates an error answered with `status`, an optional `code` and `param`. */
+  constructor(
+    readonly status: number,
+    readonly code: string | undefined,
+    message: string,
+    readonly param?: string,
+    readonly errors?: ErrorDetail[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+/** Builds the canonical envelope body for an error. */
+export function envelopeOf(error: HttpError, requestId: string): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    type: errorTypeByStatus[error.status] ?? (error.status >= 500 ? 'api_error' : 'invalid_request_error'),
+  };
+  if (error.code !== undefined) body.code = error.code;
+  if (error.param !== undefined) body.param = error.param;
+  body.message = error.message;
+  if (error.code !== undefined) body.doc_url = `https://docs.leasehold.example/errors#${error.code}`;
+  body.request_id = requestId;
+  if (error.errors && error.errors.length > 0) body.errors = error.errors;
+  return body;
+}

@@ -1,0 +1,86 @@
+import { HttpError } from './http-error.js';
+import { routeSpecs, type RouteSpec } from './routes.js';
+
+/** A request matched to its operation, with decoded path parameters. */
+export interface RouteMatch {
+  route: RouteSpec;
+  params: Record<string, string>;
+}
+
+interface Node {
+  literal: Map<string, Node>;
+  param?: { name: string; node: Node };
+  methods: Map<string, RouteSpec>;
+}
+
+const newNode = (): Node => ({ literal: new Map(), methods: new Map() });
+
+/** Matches paths (already stripped of any base path) to operations of the spec. */
+export class Router {
+  private readonly root = newNode();
+
+  /** Builds the trie from the given operations (all of the spec by default). */
+  constructor(routes: RouteSpec[] = routeSpecs) {
+    for (const route of routes) {
+      let node = this.root;
+      for (const segment of route.segments) {
+        const param = /^\{(.+)\}$/.exec(segment);
+        if (param) {
+          node.param ??= { name: param[1]!, node: newNode() };
+          node = node.param.node;
+        } else {
+          let next = node.literal.get(segment);
+          if (!next) node.literal.set(segment, (next = newNode()));
+          node = next;
+        }
+      }
+      node.methods.set(route.method, route);
+    }
+  }
+
+  /**
+   * Finds the operation for `method` and the raw (still percent-encoded) `path`. Path
+   * parameters are split on raw `/` before decoding, so keys holding `%2F` stay one segment.
+   */
+  match(method: string, path: string): RouteMatch {
+    const raw = path.split('/').slice(1);
+    const params: Record<string, string> = {};
+    let node: Node | undefined = this.root;
+    for (const segment of raw) {
+      const literal: Node | undefined = node.literal.get(segment);
+      if (literal) {
+        node = literal;
+        continue;
+      }
+      if (!node.param || segment === '') {
+        node = undefined;
+        break;
+      }
+      params[node.param.name] = decodeSegment(segment, node.param.name);
+      node = node.param.node;
+    }
+    if (!node || node.methods.size === 0) {
+      throw new HttpError(404, 'route_not_found', `No operation at ${method} ${truncate(path)}.`);
+    }
+    const route = node.methods.get(method);
+    if (!route) {
+      const allow = [...node.methods.keys()].join(', ');
+      throw new HttpError(405, 'method_not_allowed', `${method} is not allowed here; use ${allow}.`, undefined, undefined, {
+        Allow: allow,
+      });
+    }
+    return { route, params };
+  }
+}
+
+function decodeSegment(segment: string, name: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(400, 'invalid_request', `The path parameter ${name} is not valid percent-encoding.`, name);
+  }
+}
+
+function truncate(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
