@@ -1,4 +1,4 @@
-import { listOperations, resolveRef, schemaErrors, type Operation, type Response } from './spec-validator.js';
+import { listOperations, resolveRef, schemaErrors, type Operation, type Response as SpecResponse } from './spec-validator.js';
 
 /** What a test observed of one answer. */
 export interface ObservedResponse {
@@ -27,7 +27,7 @@ export function contractProblems(operationId: string, response: ObservedResponse
   if (!declared) return [`${operationId} does not declare ${status}`];
   if (!operation.responses[status]) return [`${operationId} answered ${status}, which the spec does not list`];
   observedStatuses.set(operationId, (observedStatuses.get(operationId) ?? new Set()).add(status));
-  const spec = resolveRef<Response>(declared);
+  const spec = resolveRef<SpecResponse>(declared);
   const problems: string[] = [];
   const requestId = response.headers.get('request-id');
   if (!requestId) problems.push('missing Request-Id header');
