@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createLeaseholdServer } from '../leasehold-server.js';
 import { loadKeysFile } from '../keys-file.js';
+import { createDocsHtmlLoader } from './docs-html.js';
 import { DEFAULT_KEYS, type KeyConfig } from '../engine/index.js';
 
 const USAGE = `Usage: leasehold-server [options]
@@ -58,7 +59,13 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   const keys = options.keysFile ? loadKeysFile(options.keysFile) : DEFAULT_KEYS;
-  const server = createLeaseholdServer({ keys, basePath: options.basePath, clock: options.clock as 'real' | 'manual', control: options.control });
+  const server = createLeaseholdServer({
+    keys,
+    basePath: options.basePath,
+    clock: options.clock as 'real' | 'manual',
+    control: options.control,
+    docsHtml: createDocsHtmlLoader(),
+  });
   const listener = await server.listen({ port: options.port, host: options.host });
   const base = `${listener.url}${options.basePath ?? ''}`;
   process.stdout.write(
@@ -67,6 +74,7 @@ export async function main(argv: string[]): Promise<void> {
       `API keys accepted:`,
       ...keys.map(describeKey),
       `API base URL: ${base}   spec: ${base}/openapi.json`,
+      `API reference: ${base}/docs`,
       `clock: ${options.clock}${options.control ? `; test controls at ${base}/_control` : ''}`,
       '',
     ].join('\n'),

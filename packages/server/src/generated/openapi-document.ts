@@ -2243,7 +2243,7 @@ export const openapiDocument: OpenApiDocument = {
       "post": {
         "operationId": "renewSpoolLease",
         "summary": "Renew a spool lease",
-        "description": "Resets the lease expiry to now plus its queue's *current* lease timeout — a reset, not an\nextension: after a settings update the new expiry can land earlier than the previous one, or\ngo away. On a queue with no lease timeout the lease never expires and\n`Spooler-Lease-Expires-At` is absent, even for a lease granted with a deadline before the\ntimeout was removed.\n\nA lease that no longer settles anything — expired, already settled, discarded by handle, or\ngranted before a primary change — answers 410 `stale_token`, like any settle. Renewing on a\nschedule is how a long-running worker learns its task was cancelled: on 410, stop the work\nand do not retry. The batch heartbeat resets spool leases the same way.\n\nKey permission: `spools:write`.\n",
+        "description": "Resets the lease expiry to now plus its queue's *current* lease timeout — a reset, not an\nextension: after a settings update the new expiry can land earlier than the previous one, or\ngo away. On a queue with no lease timeout the lease never expires and\n`Spooler-Lease-Expires-At` is absent, even for a lease granted with a deadline before the\ntimeout was removed.\n\nA lease that no longer settles anything — expired, already settled, discarded by handle, or\ngranted before a primary change — answers 410 `stale_token`, like any settle. Renewing on a\nschedule is how a long-running worker learns its task was cancelled: on 410, stop the work\nand do not retry. The batch heartbeat resets spool leases the same way.\n\nSend an `Idempotency-Key`: a retried renew whose first answer was lost replays that answer\ninstead of meeting 410 because the first one already settled the lease.\n\nKey permission: `spools:write`.\n",
         "tags": [
           "Spools"
         ],
@@ -2261,6 +2261,9 @@ export const openapiDocument: OpenApiDocument = {
           },
           {
             "$ref": "#/components/parameters/SpoolerLease"
+          },
+          {
+            "$ref": "#/components/parameters/IdempotencyKeyOptional"
           }
         ],
         "responses": {
@@ -2269,6 +2272,9 @@ export const openapiDocument: OpenApiDocument = {
             "headers": {
               "Request-Id": {
                 "$ref": "#/components/headers/RequestId"
+              },
+              "Idempotent-Replayed": {
+                "$ref": "#/components/headers/IdempotentReplayed"
               },
               "Spooler-Lease-Expires-At": {
                 "$ref": "#/components/headers/SpoolerLeaseExpiresAt"
@@ -2318,7 +2324,7 @@ export const openapiDocument: OpenApiDocument = {
       "post": {
         "operationId": "ackMessage",
         "summary": "Acknowledge a message",
-        "description": "Settle the leased message as done: it is deleted from its queue. A lease that no longer\nsettles anything — expired (the message went back to the queue and may be redelivered),\nalready settled, discarded, or granted before a primary change — answers 410\n`stale_token`: the work may be repeated by another receiver, so make its effects\nidempotent.\n\nKey permission: `spools:write`.\n",
+        "description": "Settle the leased message as done: it is deleted from its queue. A lease that no longer\nsettles anything — expired (the message went back to the queue and may be redelivered),\nalready settled, discarded, or granted before a primary change — answers 410\n`stale_token`: the work may be repeated by another receiver, so make its effects\nidempotent.\n\nSend an `Idempotency-Key`: a retried ack whose first answer was lost replays that answer\ninstead of meeting 410 because the first one already settled the lease.\n\nKey permission: `spools:write`.\n",
         "tags": [
           "Spools"
         ],
@@ -2336,6 +2342,9 @@ export const openapiDocument: OpenApiDocument = {
           },
           {
             "$ref": "#/components/parameters/SpoolerLease"
+          },
+          {
+            "$ref": "#/components/parameters/IdempotencyKeyOptional"
           }
         ],
         "responses": {
@@ -2344,6 +2353,9 @@ export const openapiDocument: OpenApiDocument = {
             "headers": {
               "Request-Id": {
                 "$ref": "#/components/headers/RequestId"
+              },
+              "Idempotent-Replayed": {
+                "$ref": "#/components/headers/IdempotentReplayed"
               }
             }
           },
@@ -2387,7 +2399,7 @@ export const openapiDocument: OpenApiDocument = {
       "post": {
         "operationId": "nackMessage",
         "summary": "Return a message to its queue",
-        "description": "Settle the leased message as not done: it goes back to its queue, visible again after\n`delaySeconds` (default 0), and its `deliveryCount` grows with the next receive. A lease\nthat no longer settles anything answers 410 `stale_token`.\n\nKey permission: `spools:write`.\n",
+        "description": "Settle the leased message as not done: it goes back to its queue, visible again after\n`delaySeconds` (default 0), and its `deliveryCount` grows with the next receive. A lease\nthat no longer settles anything answers 410 `stale_token`.\n\nSend an `Idempotency-Key`: a retried nack whose first answer was lost replays that answer\ninstead of meeting 410 because the first one already settled the lease.\n\nKey permission: `spools:write`.\n",
         "tags": [
           "Spools"
         ],
@@ -2405,6 +2417,9 @@ export const openapiDocument: OpenApiDocument = {
           },
           {
             "$ref": "#/components/parameters/SpoolerLease"
+          },
+          {
+            "$ref": "#/components/parameters/IdempotencyKeyOptional"
           }
         ],
         "requestBody": {
@@ -2426,6 +2441,9 @@ export const openapiDocument: OpenApiDocument = {
             "headers": {
               "Request-Id": {
                 "$ref": "#/components/headers/RequestId"
+              },
+              "Idempotent-Replayed": {
+                "$ref": "#/components/headers/IdempotentReplayed"
               }
             }
           },
@@ -2574,9 +2592,6 @@ export const openapiDocument: OpenApiDocument = {
               }
             }
           },
-          "400": {
-            "$ref": "#/components/responses/BadRequest"
-          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -2590,7 +2605,7 @@ export const openapiDocument: OpenApiDocument = {
       "post": {
         "operationId": "advanceControlClock",
         "summary": "Advance the manual clock",
-        "description": "Move the manual clock forward by `ms`. Leases, waiters, delayed messages, tombstones and\nidempotency records due in that window expire in order, as if the time had passed. Only\nfor `--clock manual`; a real clock answers 409.\n\n**Testing only** — served by the reference server started with `--control`; not part of the production API.\n",
+        "description": "Move the manual clock forward by `ms`. Leases, waiters, delayed messages, tombstones and\nidempotency records due in that window expire in order, as if the time had passed. Only\nfor `--clock manual`; a real clock answers 409 `clock_not_manual`.\n\n**Testing only** — served by the reference server started with `--control`; not part of the production API.\n",
         "tags": [
           "Testing"
         ],
@@ -2635,6 +2650,9 @@ export const openapiDocument: OpenApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/Conflict"
           },
           "default": {
             "$ref": "#/components/responses/Default"
@@ -2735,9 +2753,6 @@ export const openapiDocument: OpenApiDocument = {
                 }
               }
             }
-          },
-          "400": {
-            "$ref": "#/components/responses/BadRequest"
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
@@ -2892,9 +2907,6 @@ export const openapiDocument: OpenApiDocument = {
                 }
               }
             }
-          },
-          "400": {
-            "$ref": "#/components/responses/BadRequest"
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
@@ -3399,7 +3411,7 @@ export const openapiDocument: OpenApiDocument = {
           },
           "code": {
             "type": "string",
-            "description": "Machine-readable reason. Codes used by this API: `invalid_json`, `invalid_request`,\n`invalid_token`, `invalid_ttl`, `invalid_idempotency_key`, `invalid_if_match`,\n`body_too_large`, `unsupported_media_type`, `invalid_transition`, `missing_api_key`,\n`invalid_api_key`, `expired_api_key`, `account_suspended`, `permission_denied`,\n`plan_limit_exceeded`, `route_not_found`, `space_not_found`, `claim_not_found`,\n`task_not_found`, `spool_not_found`, `queue_not_found`, `message_not_found`, `claim_held`,\n`claim_queued`, `claim_not_held`, `lease_expired`, `scope_cancelled`, `task_claimed`,\n`task_completed`, `claim_required`, `spool_exists`, `idempotency_key_reused`,\n`idempotency_in_flight`, `stale_token`, `etag_mismatch`, `if_match_required`,\n`rate_limited`, `internal_error`, `service_unavailable`. A 403 without a code means the\nAPI key is blocked.\n",
+            "description": "Machine-readable reason. Codes used by this API: `invalid_json`, `invalid_request`,\n`invalid_token`, `invalid_ttl`, `invalid_idempotency_key`, `invalid_if_match`,\n`body_too_large`, `unsupported_media_type`, `invalid_transition`, `missing_api_key`,\n`invalid_api_key`, `expired_api_key`, `account_suspended`, `permission_denied`,\n`plan_limit_exceeded`, `route_not_found`, `space_not_found`, `claim_not_found`,\n`task_not_found`, `spool_not_found`, `queue_not_found`, `message_not_found`, `claim_held`,\n`claim_queued`, `claim_not_held`, `lease_expired`, `scope_cancelled`, `task_claimed`,\n`task_completed`, `claim_required`, `spool_exists`, `idempotency_key_reused`,\n`idempotency_in_flight`, `stale_token`, `etag_mismatch`, `if_match_required`,\n`rate_limited`, `internal_error`, `service_unavailable`, `method_not_allowed` (405), and\n`clock_not_manual` (test controls only). A 403 without a code means the\nAPI key is blocked.\n",
             "example": "claim_held"
           },
           "param": {

@@ -115,7 +115,7 @@ export class Pipeline {
       return { answer, fault };
     }
     const key = normalizeIdempotencyKey(rawKey);
-    const fingerprint = requestFingerprint(request.method, path + (search ? `?${search}` : ''), request.body);
+    const fingerprint = fingerprintOf(request, path + (search ? `?${search}` : ''));
     const store = this.options.engine.idempotency;
     const verdict = store.begin(credential.credentialId, key, fingerprint);
     if (verdict.kind === 'replay') {
@@ -198,6 +198,21 @@ export class Pipeline {
       body,
     };
   }
+}
+
+/**
+ * The idempotency fingerprint: method, path and body, plus the `Spooler-Lease` header, which
+ * names the subject of the spool settles the way a body field names it elsewhere.
+ */
+function fingerprintOf(request: PlainRequest, path: string): string {
+  const lease = request.headers['spooler-lease'];
+  if (lease === undefined) return requestFingerprint(request.method, path, request.body);
+  const body = request.body ?? new Uint8Array();
+  const suffix = new TextEncoder().encode(`\nSpooler-Lease: ${lease}`);
+  const combined = new Uint8Array(body.length + suffix.length);
+  combined.set(body);
+  combined.set(suffix, body.length);
+  return requestFingerprint(request.method, path, combined);
 }
 
 function faultCode(status: number): string | undefined {

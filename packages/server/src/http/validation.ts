@@ -50,25 +50,50 @@ function coerceIntegers(values: Record<string, string>, integers: Set<string>): 
   return out;
 }
 
-function describe(issue: z.core.$ZodIssue, prefix: string[]): ErrorDetail {
+/** A problem, and whether it is a value that is missing rather than malformed. */
+type Problem = ErrorDetail & { missing?: boolean };
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let at = value;
+  for (const key of path) at = at !== null && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[key] : undefined;
+  return at;
+}
+
+function describe(issue: z.core.$ZodIssue, prefix: string[], value: unknown): Problem {
   const path = [...prefix, ...issue.path.map(String)];
   const param = path.join('.') || undefined;
+  const missing = issue.code !== 'unrecognized_keys' && issue.path.length > 0 && valueAt(value, issue.path) === undefined;
   let message = issue.message;
   if (issue.code === 'unrecognized_keys') message = `Unknown field${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}.`;
+  else if (missing && param) message = `${param} is required.`;
   else if (param) message = `${param}: ${issue.message}`;
-  const detail: ErrorDetail = { code: issue.code, message };
+  const detail: Problem = { code: issue.code, message, missing };
   if (issue.code === 'unrecognized_keys') detail.param = [...prefix, issue.keys[0]!].join('.');
   else if (param) detail.param = param;
   return detail;
 }
 
-function check(schema: z.ZodType | undefined, value: unknown, prefix: string[], problems: ErrorDetail[]): unknown {
+function check(schema: z.ZodType | undefined, value: unknown, prefix: string[], problems: Problem[]): unknown {
   if (!schema) return value;
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  for (const issue of result.error.issues) problems.push(describe(issue, prefix));
+  for (const issue of result.error.issues) problems.push(describe(issue, prefix, value));
   return value;
 }
+
+/**
+ * Inputs whose bad values have their own code, so a client can tell a bad token from a bad
+ * field. Tokens are `invalid_token` even when missing, as the task page says; the others only
+ * when malformed. Everything else is `invalid_request`.
+ */
+const codeByParam: Record<string, { code: string; whenMissing: boolean }> = {
+  token: { code: 'invalid_token', whenMissing: true },
+  'X-Task-Claim': { code: 'invalid_token', whenMissing: true },
+  'Spooler-Lease': { code: 'invalid_token', whenMissing: true },
+  ttl: { code: 'invalid_ttl', whenMissing: false },
+  'Idempotency-Key': { code: 'invalid_idempotency_key', whenMissing: false },
+  'If-Match': { code: 'invalid_if_match', whenMissing: false },
+};
 
 /**
  * Validates path, query, headers and body of a request with the validators generated from the
@@ -79,23 +104,37 @@ export function validateRequest(
   input: { path: Record<string, string>; query: URLSearchParams; headers: Record<string, string | undefined>; body: unknown },
 ): ValidatedInput {
   const v = validatorsFor(route.operationId);
-  const problems: ErrorDetail[] = [];
+  const problems: Problem[] = [];
   const query: Record<string, string> = {};
   for (const [name, value] of input.query) query[name] = value;
+  if (!v.query) {
+    for (const name of Object.keys(query)) problems.push({ code: 'unrecognized_keys', message: `Unknown query parameter: ${name}.`, param: name });
+  }
   const headers: Record<string, string> = {};
   for (const name of route.headerParams) {
     const value = input.headers[name.toLowerCase()];
     if (value !== undefined) headers[name] = value;
   }
+  let body = input.body;
+  if (route.hasBody && body === undefined) {
+    if (requiresBody(v.body)) problems.push({ code: 'invalid_type', message: 'This operation needs a JSON body.' });
+    else body = {};
+  }
   const validated: ValidatedInput = {
     path: check(v.path, coerceIntegers(input.path, route.integerParams), [], problems) as Record<string, unknown>,
     query: check(v.query, coerceIntegers(query, route.integerParams), [], problems) as Record<string, unknown>,
     headers: check(v.headers, headers, [], problems) as Record<string, unknown>,
-    body: route.hasBody ? check(v.body, input.body ?? (requiresBody(v.body) ? undefined : {}), [], problems) : undefined,
+    body: route.hasBody && body !== undefined ? check(v.body, body, [], problems) : undefined,
   };
-  if (problems.length > 0) {
-    const first = problems[0]!;
-    throw new HttpError(400, 'invalid_request', first.message, first.param, problems);
+  // A write without its precondition is 428, not a malformed request; the engine answers it after
+  // its 404 check, so the problem the generated validator reports is dropped here.
+  const reported = headers['If-Match'] === undefined ? problems.filter((p) => p.param !== 'If-Match') : problems;
+  if (reported.length > 0) {
+    const first = reported[0]!;
+    const special = first.param === undefined ? undefined : codeByParam[first.param];
+    const code = special && (special.whenMissing || !first.missing) ? special.code : 'invalid_request';
+    const details = reported.map(({ missing: _missing, ...detail }) => detail);
+    throw new HttpError(400, code, first.message, first.param, details);
   }
   return validated;
 }

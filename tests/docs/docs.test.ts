@@ -1,0 +1,223 @@
+// The offline API reference, end to end: `scripts/docs.mjs --api` builds docs/api/index.html, the
+// reference server's CLI serves it at /docs, and Debian's headless Chromium (driven by
+// playwright-core, which never downloads a browser) renders every operation of the bundled spec
+// without a single request leaving the machine.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocsHtmlLoader } from '../../packages/server/src/adapters/docs-html.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+/** Set to a file path to keep a screenshot of the rendered reference. */
+const screenshotPath = process.env.LEASEHOLD_DOCS_SCREENSHOT;
+
+interface SpecOperation {
+  operationId: string;
+  method: string;
+  path: string;
+  summary: string;
+  tag: string;
+}
+
+interface SpecDocument {
+  tags?: { name: string }[];
+  paths: Record<string, Record<string, { operationId?: string; summary?: string; tags?: string[] }>>;
+}
+
+const spec = JSON.parse(readFileSync(join(root, 'spec/dist/openapi.json'), 'utf8')) as SpecDocument;
+const operations: SpecOperation[] = Object.entries(spec.paths).flatMap(([path, item]) =>
+  Object.entries(item).flatMap(([method, operation]) =>
+    operation.operationId === undefined
+      ? []
+      : [{ operationId: operation.operationId, method, path, summary: operation.summary ?? '', tag: operation.tags?.[0] ?? '' }],
+  ),
+);
+const tags = [...new Set(operations.map((operation) => operation.tag))];
+
+/** Matches an element whose whole text is `text`. */
+function exactText(text: string): RegExp {
+  return new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
+}
+
+/** Only loopback and in-page URLs: anything else would have left the machine. */
+function staysOnMachine(url: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  if (parsed.protocol === 'data:' || parsed.protocol === 'blob:' || parsed.protocol === 'about:') return true;
+  return ['http:', 'https:', 'ws:', 'wss:'].includes(parsed.protocol) && parsed.hostname === '127.0.0.1';
+}
+
+/** Starts the reference server's CLI (as `pnpm start` does) on 127.0.0.1, port 0. */
+async function startCli(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/cli.ts', '--host', '127.0.0.1', '--port', '0'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the CLI did not start within 15 s:\n${output}`)), 15_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the CLI exited (${code}) before listening:\n${output}`));
+    });
+  });
+  return { child, url };
+}
+
+async function stopCli(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+describe('offline API reference at /docs', () => {
+  let server: { child: ChildProcess; url: string } | undefined;
+  let context: BrowserContext | undefined;
+  let userDataDir: string | undefined;
+  let page: Page;
+  const requests: string[] = [];
+  const pageErrors: string[] = [];
+  const consoleErrors: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(
+        `${CHROMIUM} is missing: this test needs Debian's Chromium. Install it with ` +
+          '`apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium` ' +
+          '(scripts/bootstrap.sh does this on CI).',
+      );
+    }
+    // Build the page from the current bundled spec, exactly as `pnpm run docs` does.
+    execFileSync(process.execPath, ['scripts/docs.mjs', '--api'], { cwd: root, stdio: 'pipe' });
+    server = await startCli();
+    userDataDir = mkdtempSync(join(tmpdir(), 'leasehold-docs-chromium-'));
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1400, height: 900 },
+      timeout: 30_000,
+    });
+    context.on('request', (request) => requests.push(request.url()));
+    // Belt and braces: anything off the machine is recorded above and then refused here.
+    await context.route('**/*', (route) => (staysOnMachine(route.request().url()) ? route.continue() : route.abort('blockedbyclient')));
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('websocket', (socket) => requests.push(socket.url()));
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await context?.close();
+    if (server) await stopCli(server.child);
+    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+  });
+
+  it('renders every operation of the spec, with no request leaving the machine', async () => {
+    expect(operations.length).toBeGreaterThan(0);
+    const response = await page.goto(`${server!.url}/docs`, { waitUntil: 'networkidle' });
+    expect(response?.status()).toBe(200);
+    expect(response?.headers()['content-type']).toMatch(/^text\/html/);
+    await expect.poll(() => page.title()).toBe((spec as { info?: { title?: string } }).info?.title);
+
+    const content = page.locator('#api-content');
+    const sidebar = page.locator('[data-component-name="Menu/Menu"]').first();
+    await sidebar.waitFor({ state: 'visible', timeout: 15_000 });
+    const missing: string[] = [];
+    for (const tag of tags) {
+      // Open the tag from the sidebar (Redoc renders the long page lazily around the current item),
+      // then open each of its operations and look for the operation's heading in the content.
+      const tagItem = sidebar.locator('[data-component-name="Menu/MenuItem"]').filter({ has: page.locator(`[data-text=${JSON.stringify(tag)}]`) }).first();
+      await tagItem.locator('a').first().click();
+      for (const operation of operations.filter((candidate) => candidate.tag === tag)) {
+        const link = tagItem.locator(`[data-text=${JSON.stringify(operation.summary)}]`).first();
+        try {
+          await link.click({ timeout: 10_000 });
+          await content
+            .locator('h2')
+            .filter({ hasText: exactText(operation.summary), visible: true })
+            .first()
+            .waitFor({ state: 'visible', timeout: 10_000 });
+        } catch {
+          missing.push(`${operation.operationId} (${operation.method.toUpperCase()} ${operation.path}): "${operation.summary}"`);
+        }
+      }
+    }
+    expect(missing, 'operations whose summary was not rendered').toEqual([]);
+
+    if (screenshotPath) {
+      await page.goto(`${server!.url}/docs`, { waitUntil: 'networkidle' });
+      await page.screenshot({ path: screenshotPath });
+    }
+
+    expect(requests.length).toBeGreaterThan(0);
+    expect(requests.filter((url) => !staysOnMachine(url)), 'requests that left the machine').toEqual([]);
+    expect(pageErrors, 'uncaught page errors').toEqual([]);
+    expect(consoleErrors, 'console errors').toEqual([]);
+  }, 120_000);
+
+  it('the served page declares a policy that refuses other origins', async () => {
+    const html = await (await fetch(`${server!.url}/docs`)).text();
+    expect(html).toContain('<div id="redoc">');
+    expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'self' data: blob:;/);
+    expect(html).not.toMatch(/<(?:script|img)\b[^>]*\bsrc\s*=\s*["']?(?:https?:)?\/\//i);
+    expect(html).not.toMatch(/<link\b[^>]*\bhref\s*=\s*["']?(?:https?:)?\/\//i);
+  });
+});
+
+describe('the CLI docs loader', () => {
+  it('answers a page saying how to build the reference when there is none', () => {
+    const missing = join(tmpdir(), 'leasehold-no-such-docs', 'index.html');
+    const html = createDocsHtmlLoader({ files: [missing], buildIn: false })();
+    expect(html).toContain('pnpm run docs');
+    expect(html).toContain('<a href="openapi.json">');
+  });
+
+  it('answers the first page that exists, and re-reads it when it changes', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'leasehold-docs-loader-'));
+    try {
+      const built = join(dir, 'index.html');
+      writeFileSync(built, '<p>one</p>');
+      const load = createDocsHtmlLoader({ files: [join(dir, 'missing.html'), built], buildIn: false });
+      expect(load()).toBe('<p>one</p>');
+      writeFileSync(built, '<p>two, longer</p>');
+      expect(load()).toBe('<p>two, longer</p>');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,165 @@
+/** The `leasehold-server` CLI, spawned as a process: startup line, real HTTP, --keys, SIGTERM and bad flags. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { ADMIN, SCOPE, SPACE, envelopeProblems, expectContract } from '../support/leasehold-harness.js';
+import { observe } from '../support/response-contract.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const LISTENING = /^Leasehold reference server listening on (http:\/\/127\.0\.0\.1:(\d+))$/;
+
+interface Cli {
+  child: ChildProcess;
+  /** Everything written to stdout so far. */
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const scratch: string[] = [];
+
+afterEach(() => {
+  for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Spawns the CLI from the repository root; the process is killed if the test leaves it running. */
+function runCli(args: string[]): Cli {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/cli.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Waits for the first stdout line and answers the URL it announces. */
+async function listening(cli: Cli): Promise<string> {
+  const line = await new Promise<string>((resolve, reject) => {
+    const check = () => {
+      const newline = cli.stdout().indexOf('\n');
+      if (newline >= 0) resolve(cli.stdout().slice(0, newline));
+    };
+    cli.child.stdout!.on('data', check);
+    cli.exited.then(({ code }) => reject(new Error(`the CLI exited (${code}) before listening: ${cli.stderr()}`)));
+    check();
+  });
+  const match = LISTENING.exec(line);
+  expect(match, `first stdout line: ${line}`).not.toBeNull();
+  return match![1]!;
+}
+
+async function stop(cli: Cli): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  cli.child.kill('SIGTERM');
+  return cli.exited;
+}
+
+describe('leasehold-server CLI', () => {
+  it('listens on 127.0.0.1, serves the spec, the API and /_control, and exits 0 on SIGTERM', async () => {
+    const cli = runCli(['--port', '0', '--control', '--clock', 'manual']);
+    const url = await listening(cli);
+
+    const spec = await fetch(`${url}/openapi.json`);
+    expect(spec.status).toBe(200);
+    expect(await spec.json()).toEqual(JSON.parse(readFileSync(join(ROOT, 'spec/dist/openapi.json'), 'utf8')));
+
+    const acquired = await observe(
+      await fetch(`${url}/v1/spaces/${SPACE}/claims`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${ADMIN}`, 'Idempotency-Key': 'cli-acquire-1', 'Content-Type': 'application/json' },
+        body: JSON.stringify({ key: 'reports/2026-11', scopeId: SCOPE, holder: 'worker-1', holderSession: 'sess-1' }),
+      }),
+    );
+    expectContract('acquireSpaceClaim', acquired);
+    expect(acquired.status).toBe(201);
+
+    const clock = await observe(await fetch(`${url}/_control/clock`));
+    expectContract('getControlClock', clock);
+    expect(clock.body).toMatchObject({ object: 'clock', mode: 'manual', now: Date.UTC(2026, 0, 1) });
+
+    expect(cli.stdout()).toContain('API keys accepted:');
+    expect(cli.stdout()).toContain(`spec: ${url}/openapi.json`);
+    expect(cli.stdout()).toContain(`clock: manual; test controls at ${url}/_control`);
+    expect(await stop(cli)).toEqual({ code: 0, signal: null });
+  });
+
+  it('loads --keys from a file: a rate-limited key gets 429, a blocked key 403 with no code, demo keys are gone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'leasehold-cli-'));
+    scratch.push(dir);
+    const keysFile = join(dir, 'keys.json');
+    writeFileSync(
+      keysFile,
+      JSON.stringify({
+        keys: [
+          { apiKey: 'lh_file_limited', accountId: 'acct_file', rateLimitPerSecond: 1 },
+          { apiKey: 'lh_file_blocked', accountId: 'acct_file', blocked: true },
+        ],
+      }),
+    );
+    const cli = runCli(['--port', '0', '--clock', 'manual', '--keys', keysFile, '--base-path', '/api']);
+    const url = await listening(cli);
+    expect(cli.stdout()).toContain('lh_file_limited  account acct_file');
+    const list = (key: string) => fetch(`${url}/api/v1/spaces/${SPACE}/claims`, { headers: { Authorization: `Bearer ${key}` } }).then(observe);
+
+    const first = await list('lh_file_limited');
+    expectContract('listSpaceClaims', first);
+    expect(first.status).toBe(200);
+    const limited = await list('lh_file_limited');
+    expectContract('listSpaceClaims', limited);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('1');
+
+    const blocked = await list('lh_file_blocked');
+    expectContract('listSpaceClaims', blocked);
+    expect(blocked.status).toBe(403);
+    expect(blocked.body).not.toHaveProperty('code');
+
+    const demo = await list(ADMIN);
+    expectContract('listSpaceClaims', demo);
+    expect(demo.status).toBe(401);
+
+    // Without --control, /_control does not exist.
+    const control = await observe(await fetch(`${url}/api/_control/clock`));
+    expect(control.status).toBe(404);
+    expect(envelopeProblems(control)).toEqual([]);
+    expect(await stop(cli)).toEqual({ code: 0, signal: null });
+  });
+
+  it.each([
+    ['an unknown flag', ['--bogus']],
+    ['a port that is not a number', ['--port', 'abc']],
+    ['an unknown clock', ['--clock', 'fast']],
+    ['a base path without a leading /', ['--base-path', 'api']],
+  ])('exits 2 with the usage on %s', async (_name, args) => {
+    const cli = runCli(args);
+    expect((await cli.exited).code).toBe(2);
+    expect(cli.stderr()).toMatch(/^leasehold-server: .+\n\nUsage: leasehold-server \[options\]/);
+    expect(cli.stdout()).toBe('');
+  });
+
+  it('prints the usage on --help and exits 0', async () => {
+    const cli = runCli(['--help']);
+    expect((await cli.exited).code).toBe(0);
+    expect(cli.stdout()).toMatch(/^Usage: leasehold-server \[options\]/);
+  });
+
+  it('refuses an invalid keys file with a message naming it and a non-zero exit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'leasehold-cli-'));
+    scratch.push(dir);
+    const keysFile = join(dir, 'keys.json');
+    writeFileSync(keysFile, JSON.stringify([{ apiKey: 'has space', accountId: 'acct' }]));
+    const cli = runCli(['--port', '0', '--keys', keysFile]);
+    const { code } = await cli.exited;
+    expect(code).not.toBe(0);
+    expect(cli.stderr()).toContain(keysFile);
+    expect(cli.stdout()).toBe('');
+  });
+});

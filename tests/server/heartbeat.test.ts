@@ -1,0 +1,229 @@
+/** The batch heartbeat over real HTTP: the seed page's request, ttl forms, sessions, details and lost reports. */
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  ADMIN,
+  OTHER,
+  SPACE,
+  expectContract,
+  expectError,
+  expectStatus,
+  startServer,
+  stopServers,
+  type TestServer,
+} from '../support/leasehold-harness.js';
+import { observe } from '../support/response-contract.js';
+
+afterEach(stopServers);
+
+const T0 = Date.UTC(2026, 0, 1);
+
+function beat(h: TestServer, json: unknown, key = ADMIN) {
+  return h.call('heartbeatClaims', { key, json });
+}
+
+function holderOf(h: TestServer, key: string) {
+  return h.call('getSpaceClaim', { path: { spaceId: SPACE, key } });
+}
+
+describe('the heartbeat seed page', () => {
+  it('answers its request body { claimId, ttl, details } with one ack (ttl 0 clamps to 5 s)', async () => {
+    const h = await startServer();
+    const claim = await h.acquire('reports/2026-11');
+    const answer = await beat(h, { claimId: claim.body.claimId, ttl: 0, details: {} });
+    expectStatus(answer, 200);
+    expect(answer.body).toEqual({
+      object: 'list',
+      results: [{ claimId: claim.body.claimId, status: 'held', expiresAt: T0 + 5_000, queueDepth: 0 }],
+    });
+    expect((await holderOf(h, 'reports/2026-11')).body.details).toEqual({});
+  });
+
+  it('accepts the Python requests call: json= body with its default separators and headers', async () => {
+    const h = await startServer();
+    const claim = await h.acquire('reports/2026-11');
+    // requests.post(url, headers={"Content-Type": "application/json"}, json={...}) sends json.dumps output:
+    const body = `{"claimId": "${claim.body.claimId}", "ttl": 30, "details": {"step": "render", "pct": 40}}`;
+    const response = await fetch(`${h.origin}/v1/claims/heartbeat`, {
+      method: 'POST',
+      headers: {
+        'User-Agent': 'python-requests/2.32.3',
+        'Accept-Encoding': 'gzip, deflate',
+        Accept: '*/*',
+        'Content-Type': 'application/json',
+        Authorization: `Bearer ${ADMIN}`,
+      },
+      body,
+    });
+    const observed = await observe(response);
+    expectContract('heartbeatClaims', observed);
+    expect(observed.status).toBe(200);
+    expect(observed.body).toEqual({ object: 'list', results: [{ claimId: claim.body.claimId, status: 'held', expiresAt: T0 + 30_000, queueDepth: 0 }] });
+    expect((await holderOf(h, 'reports/2026-11')).body.details).toEqual({ step: 'render', pct: 40 });
+  });
+});
+
+describe('ttl', () => {
+  it.each([
+    [30, 30],
+    ['30', 30],
+    ['30s', 30],
+    ['5m', 300],
+    ['PT30S', 30],
+    ['PT1M30S', 90],
+    ['1m30s', 90],
+    ['1500ms', 5],
+    [1, 5],
+    [12.5, 12.5],
+    [1000, 600],
+    ['1h', 600],
+  ] as const)('ttl %j extends a held claim by %i s (clamped to 5–600)', async (ttl, seconds) => {
+    const h = await startServer();
+    const claim = await h.acquire('k');
+    h.control.advanceClock(1_000);
+    const answer = await beat(h, { ttl });
+    expect(answer.body.results).toEqual([{ claimId: claim.body.claimId, status: 'held', expiresAt: T0 + 1_000 + seconds * 1000, queueDepth: 0 }]);
+    expect((await holderOf(h, 'k')).body.expiresAt).toBe(T0 + 1_000 + seconds * 1000);
+  });
+
+  it.each([['soon'], ['30x'], ['P30S'], ['-5'], [''], [-1], [true], [null], [{}], [[30]]])('ttl %j is 400 with param ttl', async (ttl) => {
+    const h = await startServer();
+    expectError(await beat(h, { ttl }), 400, undefined, 'ttl');
+  });
+
+  it('requires ttl (400 naming ttl) and rejects unknown fields by name', async () => {
+    const h = await startServer();
+    expectError(await beat(h, {}), 400, 'invalid_request', 'ttl');
+    expectError(await beat(h, { ttl: 30, lease: 'x' }), 400, 'invalid_request', 'lease');
+  });
+});
+
+describe('what a heartbeat touches', () => {
+  it('renews every lease of the credential, of every kind, in one request', async () => {
+    const h = await startServer();
+    const held = await h.acquire('held', { holderSession: 'w1' });
+    await h.acquire('busy', { holderSession: 'someone' }, { key: ADMIN });
+    const queued = await h.acquire('busy', { wait: true, holderSession: 'w1', leaseSeconds: 60 });
+    const task = await h.createTask();
+    const taskClaim = await h.claimTask(task.id, task.etag, { 'Leasehold-Session': 'w1' });
+    await h.createQueue('billing', 'invoices', 45);
+    await h.sendMessage('billing', 'invoices');
+    const message = await h.receive('billing', 'invoices', { 'Leasehold-Session': 'w1' });
+    await h.call('putQueue', { path: { spool: 'billing', queue: 'forever' }, json: { leaseTimeoutSeconds: null } });
+    await h.sendMessage('billing', 'forever');
+    const forever = await h.receive('billing', 'forever', { 'Leasehold-Session': 'w1' });
+
+    h.control.advanceClock(10_000);
+    const answer = await beat(h, { ttl: '2m', holderSession: 'w1' });
+    const now = T0 + 10_000;
+    expect(answer.body.results).toHaveLength(5);
+    expect(answer.body.results).toEqual(
+      expect.arrayContaining([
+        { claimId: held.body.claimId, status: 'held', expiresAt: now + 120_000, queueDepth: 0 },
+        { claimId: queued.body.claimId, status: 'queued', expiresAt: now + 120_000, position: 1, queueDepth: 1 },
+        { claimId: taskClaim.claim.claimId, status: 'held', expiresAt: now + 900_000 },
+        { claimId: message.answer.body.claimId, status: 'held', expiresAt: now + 45_000 },
+        { claimId: forever.answer.body.claimId, status: 'held' },
+      ]),
+    );
+    for (const result of answer.body.results) expect(result).not.toHaveProperty('token');
+    const read = await h.call('getTask', { path: { taskId: task.id } });
+    expect(read.body.claim.expiresUtc).toBe(new Date(now + 900_000).toISOString());
+    expect(read.headers.get('etag')).toBe(taskClaim.etag);
+  });
+
+  it('with holderSession, leaves other sessions alone: their leases expire', async () => {
+    const h = await startServer();
+    const mine = await h.acquire('mine', { holderSession: 'alive' });
+    const crashed = await h.acquire('crashed', { holderSession: 'dead' });
+    for (let i = 0; i < 3; i++) {
+      h.control.advanceClock(20_000);
+      const answer = await beat(h, { ttl: 30, holderSession: 'alive' });
+      expect(answer.body.results.map((r: { claimId: string }) => r.claimId)).toEqual([mine.body.claimId]);
+    }
+    expectStatus(await holderOf(h, 'mine'), 200);
+    expectError(await holderOf(h, 'crashed'), 404, 'claim_not_found');
+    expectError(await h.call('renewSpaceClaim', { path: { spaceId: SPACE, key: 'crashed' }, json: { token: crashed.body.token } }), 409, 'lease_expired');
+    // The next heartbeat of the dead session reports its loss once.
+    expect((await beat(h, { ttl: 30, holderSession: 'dead' })).body.results).toEqual([{ claimId: crashed.body.claimId, status: 'lost' }]);
+  });
+
+  it('with claimId, touches only that lease', async () => {
+    const h = await startServer();
+    const one = await h.acquire('one');
+    await h.acquire('two');
+    h.control.advanceClock(20_000);
+    const answer = await beat(h, { ttl: 60, claimId: one.body.claimId });
+    expect(answer.body.results).toEqual([{ claimId: one.body.claimId, status: 'held', expiresAt: T0 + 80_000, queueDepth: 0 }]);
+    h.control.advanceClock(10_001);
+    expectStatus(await holderOf(h, 'one'), 200);
+    expectError(await holderOf(h, 'two'), 404);
+  });
+
+  it('answers 404 for a claimId of another session, another account, or none at all', async () => {
+    const h = await startServer();
+    const claim = await h.acquire('k', { holderSession: 's1' });
+    expectError(await beat(h, { ttl: 30, claimId: claim.body.claimId, holderSession: 's2' }), 404, 'claim_not_found', 'claimId');
+    expectError(await beat(h, { ttl: 30, claimId: claim.body.claimId }, OTHER), 404, 'claim_not_found', 'claimId');
+    expectError(await beat(h, { ttl: 30, claimId: 'clm_nothing' }), 404, 'claim_not_found', 'claimId');
+    expect((await beat(h, { ttl: 30 }, OTHER)).body.results).toEqual([]);
+  });
+});
+
+describe('details', () => {
+  it('stores details on every touched lease and shows them when the lease is read', async () => {
+    const h = await startServer();
+    await h.acquire('k');
+    const task = await h.createTask();
+    await h.claimTask(task.id, task.etag);
+    const details = { step: 'render', pct: 40, nested: { pages: [1, 2] } };
+    expectStatus(await beat(h, { ttl: 30, details }), 200);
+    expect((await holderOf(h, 'k')).body.details).toEqual(details);
+    expect((await h.call('getTask', { path: { taskId: task.id } })).body.claim.details).toEqual(details);
+    expect((await h.call('listSpaceClaims', { path: { spaceId: SPACE } })).body.data[0].details).toEqual(details);
+    // A heartbeat without details keeps the last report.
+    await beat(h, { ttl: 30 });
+    expect((await holderOf(h, 'k')).body.details).toEqual(details);
+  });
+
+  it('rejects details over 16 KiB or not an object with 400 naming details', async () => {
+    const h = await startServer();
+    await h.acquire('k');
+    expectError(await beat(h, { ttl: 30, details: { blob: 'x'.repeat(17 * 1024) } }), 400, undefined, 'details');
+    expectError(await beat(h, { ttl: 30, details: 'progress' }), 400, undefined, 'details');
+    expect((await holderOf(h, 'k')).body.details).toBeNull();
+  });
+});
+
+describe('lost leases', () => {
+  it('reports a lease lost since the last report exactly once', async () => {
+    const h = await startServer();
+    const claim = await h.acquire('k');
+    h.control.advanceClock(30_001);
+    expect((await beat(h, { ttl: 30 })).body.results).toEqual([{ claimId: claim.body.claimId, status: 'lost' }]);
+    expect((await beat(h, { ttl: 30 })).body.results).toEqual([]);
+  });
+
+  it('reports a queued claim held once it is granted', async () => {
+    const h = await startServer();
+    const first = await h.acquire('k', { holderSession: 'a' });
+    const waiter = await h.acquire('k', { wait: true, holderSession: 'b', leaseSeconds: 60 });
+    expect((await beat(h, { ttl: 60, holderSession: 'b' })).body.results[0]).toMatchObject({ status: 'queued', position: 1 });
+    expectStatus(await h.call('releaseSpaceClaim', { path: { spaceId: SPACE, key: 'k' }, json: { token: first.body.token } }), 200);
+    expect((await beat(h, { ttl: 60, holderSession: 'b' })).body.results).toEqual([
+      { claimId: waiter.body.claimId, status: 'held', expiresAt: T0 + 60_000, queueDepth: 0 },
+    ]);
+  });
+});
+
+describe('idempotency', () => {
+  it('replays a heartbeat sent with an Idempotency-Key instead of running it twice', async () => {
+    const h = await startServer();
+    await h.acquire('k');
+    const first = await h.call('heartbeatClaims', { json: { ttl: 30 }, idempotencyKey: 'beat-1' });
+    h.control.advanceClock(5_000);
+    const again = await h.call('heartbeatClaims', { json: { ttl: 30 }, idempotencyKey: 'beat-1' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+  });
+});
