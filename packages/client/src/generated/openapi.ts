@@ -517,6 +517,9 @@ export interface paths {
          *     schedule is how a long-running worker learns its task was cancelled: on 410, stop the work
          *     and do not retry. The batch heartbeat resets spool leases the same way.
          *
+         *     Send an `Idempotency-Key`: a retried renew whose first answer was lost replays that answer
+         *     instead of meeting 410 because the first one already settled the lease.
+         *
          *     Key permission: `spools:write`.
          */
         post: operations["renewSpoolLease"];
@@ -543,6 +546,9 @@ export interface paths {
          *     `stale_token`: the work may be repeated by another receiver, so make its effects
          *     idempotent.
          *
+         *     Send an `Idempotency-Key`: a retried ack whose first answer was lost replays that answer
+         *     instead of meeting 410 because the first one already settled the lease.
+         *
          *     Key permission: `spools:write`.
          */
         post: operations["ackMessage"];
@@ -566,6 +572,9 @@ export interface paths {
          * @description Settle the leased message as not done: it goes back to its queue, visible again after
          *     `delaySeconds` (default 0), and its `deliveryCount` grows with the next receive. A lease
          *     that no longer settles anything answers 410 `stale_token`.
+         *
+         *     Send an `Idempotency-Key`: a retried nack whose first answer was lost replays that answer
+         *     instead of meeting 410 because the first one already settled the lease.
          *
          *     Key permission: `spools:write`.
          */
@@ -636,7 +645,7 @@ export interface paths {
          * Advance the manual clock
          * @description Move the manual clock forward by `ms`. Leases, waiters, delayed messages, tombstones and
          *     idempotency records due in that window expire in order, as if the time had passed. Only
-         *     for `--clock manual`; a real clock answers 409.
+         *     for `--clock manual`; a real clock answers 409 `clock_not_manual`.
          *
          *     **Testing only** — served by the reference server started with `--control`; not part of the production API.
          */
@@ -900,7 +909,8 @@ export interface components {
              *     `claim_queued`, `claim_not_held`, `lease_expired`, `scope_cancelled`, `task_claimed`,
              *     `task_completed`, `claim_required`, `spool_exists`, `idempotency_key_reused`,
              *     `idempotency_in_flight`, `stale_token`, `etag_mismatch`, `if_match_required`,
-             *     `rate_limited`, `internal_error`, `service_unavailable`. A 403 without a code means the
+             *     `rate_limited`, `internal_error`, `service_unavailable`, `method_not_allowed` (405), and
+             *     `clock_not_manual` (test controls only). A 403 without a code means the
              *     API key is blocked.
              * @example claim_held
              */
@@ -3568,6 +3578,12 @@ export interface operations {
                  * @example sl_Zq8Vn4Tx2Kp7Rm3Wb9Yc1Hd
                  */
                 "Spooler-Lease": components["parameters"]["SpoolerLease"];
+                /**
+                 * @description Optional here; when sent it has the same 24-hour replay semantics as on every other
+                 *     operation (1–255 printable ASCII characters; the quoted form is accepted).
+                 * @example 9a7b3c1d-2e4f-4a6b-8c0d-1e2f3a4b5c6d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyOptional"];
             };
             path: {
                 /**
@@ -3584,6 +3600,7 @@ export interface operations {
             204: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     "Spooler-Lease-Expires-At": components["headers"]["SpoolerLeaseExpiresAt"];
                     "Spooler-Lease-Timeout": components["headers"]["SpoolerLeaseTimeout"];
                     [name: string]: unknown;
@@ -3612,6 +3629,12 @@ export interface operations {
                  * @example sl_Zq8Vn4Tx2Kp7Rm3Wb9Yc1Hd
                  */
                 "Spooler-Lease": components["parameters"]["SpoolerLease"];
+                /**
+                 * @description Optional here; when sent it has the same 24-hour replay semantics as on every other
+                 *     operation (1–255 printable ASCII characters; the quoted form is accepted).
+                 * @example 9a7b3c1d-2e4f-4a6b-8c0d-1e2f3a4b5c6d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyOptional"];
             };
             path: {
                 /**
@@ -3628,6 +3651,7 @@ export interface operations {
             204: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3654,6 +3678,12 @@ export interface operations {
                  * @example sl_Zq8Vn4Tx2Kp7Rm3Wb9Yc1Hd
                  */
                 "Spooler-Lease": components["parameters"]["SpoolerLease"];
+                /**
+                 * @description Optional here; when sent it has the same 24-hour replay semantics as on every other
+                 *     operation (1–255 printable ASCII characters; the quoted form is accepted).
+                 * @example 9a7b3c1d-2e4f-4a6b-8c0d-1e2f3a4b5c6d
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyOptional"];
             };
             path: {
                 /**
@@ -3679,6 +3709,7 @@ export interface operations {
             204: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3772,7 +3803,6 @@ export interface operations {
                     "application/json": components["schemas"]["ControlClock"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             default: components["responses"]["Default"];
         };
@@ -3814,6 +3844,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             default: components["responses"]["Default"];
         };
     };
@@ -3892,7 +3923,6 @@ export interface operations {
                     "application/json": components["schemas"]["ControlResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             default: components["responses"]["Default"];
         };
@@ -4005,7 +4035,6 @@ export interface operations {
                     "application/json": components["schemas"]["ControlResult"];
                 };
             };
-            400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             default: components["responses"]["Default"];
         };

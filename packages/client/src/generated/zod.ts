@@ -960,7 +960,8 @@ export const zReceiveMessageResponse = z.union([
 ]);
 
 export const zRenewSpoolLeaseHeaders = z.object({
-    'Spooler-Lease': zSpoolLease
+    'Spooler-Lease': zSpoolLease,
+    'Idempotency-Key': z.string().min(1).max(257).optional()
 });
 
 export const zRenewSpoolLeasePath = z.object({
@@ -973,7 +974,8 @@ export const zRenewSpoolLeasePath = z.object({
 export const zRenewSpoolLeaseResponse = z.void();
 
 export const zAckMessageHeaders = z.object({
-    'Spooler-Lease': zSpoolLease
+    'Spooler-Lease': zSpoolLease,
+    'Idempotency-Key': z.string().min(1).max(257).optional()
 });
 
 export const zAckMessagePath = z.object({
@@ -988,7 +990,8 @@ export const zAckMessageResponse = z.void();
 export const zNackMessageBody = zNackMessageRequest;
 
 export const zNackMessageHeaders = z.object({
-    'Spooler-Lease': zSpoolLease
+    'Spooler-Lease': zSpoolLease,
+    'Idempotency-Key': z.string().min(1).max(257).optional()
 });
 
 export const zNackMessagePath = z.object({
