@@ -75,6 +75,7 @@ const outputs = {
   'packages/server/src/generated/openapi.ts': types,
   'packages/server/src/generated/zod.ts': zod,
   'packages/server/src/generated/openapi-document.ts': documentModule(bundle),
+  'packages/msw/src/generated/openapi.ts': types,
 };
 
 let stale = [];

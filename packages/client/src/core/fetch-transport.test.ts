@@ -53,6 +53,12 @@ describe('FetchTransport', () => {
     expect((error as Error).cause).toBeInstanceOf(TypeError);
   });
 
+  it('a handler answering Response.error() (a dropped response) → ConnectionError', async () => {
+    const transport = new FetchTransport({ fetch: async () => Response.error() });
+    const error = await transport.send({ method: 'POST', url: 'https://h/', headers: {} }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+  });
+
   it('abort → AbortError', async () => {
     const transport = new FetchTransport({
       fetch: (_url, init) => new Promise((_, reject) => init.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')))),

@@ -40,6 +40,8 @@ export class FetchTransport implements Transport {
       if (req.body !== undefined) init.body = req.body;
       if (signal) init.signal = signal;
       const res = await fetchFn(req.url, init);
+      // `Response.error()` (status 0): a network error answered instead of thrown by a handler.
+      if (res.type === 'error' || res.status === 0) throw new ConnectionError('Connection error: network error (no response).');
       const bodyText = await res.text();
       const headers: Array<[string, string]> = [];
       res.headers.forEach((value, name) => headers.push([name, value]));

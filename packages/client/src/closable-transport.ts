@@ -1,0 +1,43 @@
+import { LeaseholdError } from './core/leasehold-error.js';
+import type { Transport, TransportRequest, TransportResponse } from './core/transport.js';
+
+/** The error every call made after `Leasehold.close()` rejects with (never retried). */
+export class ClientClosedError extends LeaseholdError {
+  override name = 'ClientClosedError';
+
+  constructor() {
+    super('The Leasehold client is closed.');
+  }
+}
+
+/**
+ * Wraps the client's transport so that, once closed, calls fail at once with
+ * {@link ClientClosedError} (not a retryable connection error) and the inner transport is closed
+ * (an undici agent the client created; a caller's dispatcher or fetch is left alone).
+ */
+export class ClosableTransport implements Transport {
+  readonly #inner: Transport;
+  #closed = false;
+
+  constructor(inner: Transport) {
+    this.#inner = inner;
+  }
+
+  /** Whether `close()` was called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Sends through the inner transport, unless closed. */
+  send(request: TransportRequest): Promise<TransportResponse> {
+    if (this.#closed) return Promise.reject(new ClientClosedError());
+    return this.#inner.send(request);
+  }
+
+  /** Refuses further calls and closes the inner transport. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#inner.close?.();
+  }
+}

@@ -1,0 +1,17 @@
+import { request, type LeaseholdResponse, type RequestConfig } from '../core/request.js';
+import type { HeartbeatRequest, HeartbeatResponse } from '../wire-types.js';
+import type { CallOptions } from './call-options.js';
+
+/** `POST /v1/claims/heartbeat`: one request renews every lease of the credential (or of one session). */
+export class HeartbeatResource {
+  readonly #config: RequestConfig;
+
+  constructor(config: RequestConfig) {
+    this.#config = config;
+  }
+
+  /** Sends one batch heartbeat. */
+  send(body: HeartbeatRequest, options: CallOptions = {}): Promise<LeaseholdResponse<HeartbeatResponse>> {
+    return request<HeartbeatResponse>(this.#config, { method: 'POST', path: '/v1/claims/heartbeat', body, ...options });
+  }
+}

@@ -1,0 +1,73 @@
+import { encodePath } from '../core/build-url.js';
+import { request, type LeaseholdResponse, type RequestConfig } from '../core/request.js';
+import type {
+  CompleteTaskRequest,
+  CreateTaskRequest,
+  Task,
+  TaskClaim,
+  TaskClaimRelease,
+  TaskNote,
+  UpdateTaskRequest,
+} from '../wire-types.js';
+import type { CallOptions } from './call-options.js';
+
+/** The preconditions of a task write: the current `ETag`, and the live claim token when the task is claimed. */
+export interface TaskWriteGuard {
+  /** The task's current ETag, sent as `If-Match`. */
+  etag: string;
+  /** The live claim token, sent as `X-Task-Claim` (protected writes of a claimed task). */
+  claimToken?: string | undefined;
+}
+
+/** The task operations under `/v1/tasks`, one call each. */
+export class TasksResource {
+  readonly #config: RequestConfig;
+
+  constructor(config: RequestConfig) {
+    this.#config = config;
+  }
+
+  /** `POST /v1/tasks`. */
+  create(body: CreateTaskRequest, options: CallOptions = {}): Promise<LeaseholdResponse<Task>> {
+    return request<Task>(this.#config, { method: 'POST', path: '/v1/tasks', body, ...options });
+  }
+
+  /** `GET /v1/tasks/{taskId}` (the `ETag` header is the next write's `If-Match`). */
+  get(taskId: number, options: CallOptions = {}): Promise<LeaseholdResponse<Task>> {
+    return request<Task>(this.#config, { method: 'GET', path: encodePath`/v1/tasks/${taskId}`, ...options });
+  }
+
+  /** `PATCH /v1/tasks/{taskId}` (protected write). */
+  update(taskId: number, changes: UpdateTaskRequest, guard: TaskWriteGuard, options: CallOptions = {}): Promise<LeaseholdResponse<Task>> {
+    return request<Task>(this.#config, { method: 'PATCH', path: encodePath`/v1/tasks/${taskId}`, body: changes, headers: guardHeaders(guard), ...options });
+  }
+
+  /** `POST /v1/tasks/{taskId}/notes` (protected write). */
+  addNote(taskId: number, text: string, guard: TaskWriteGuard, options: CallOptions = {}): Promise<LeaseholdResponse<TaskNote>> {
+    return request<TaskNote>(this.#config, { method: 'POST', path: encodePath`/v1/tasks/${taskId}/notes`, body: { text }, headers: guardHeaders(guard), ...options });
+  }
+
+  /** `POST /v1/tasks/{taskId}/claim`, recording `session` as `Leasehold-Session`. */
+  claim(taskId: number, guard: { etag: string; session: string }, options: CallOptions = {}): Promise<LeaseholdResponse<TaskClaim>> {
+    return request<TaskClaim>(this.#config, { method: 'POST', path: encodePath`/v1/tasks/${taskId}/claim`, body: {}, headers: { 'If-Match': guard.etag, 'Leasehold-Session': guard.session }, ...options });
+  }
+
+  /** `POST /v1/tasks/{taskId}/claim/renew`: another 15 minutes. */
+  renewClaim(taskId: number, guard: { etag: string; token: string }, options: CallOptions = {}): Promise<LeaseholdResponse<TaskClaim>> {
+    return request<TaskClaim>(this.#config, { method: 'POST', path: encodePath`/v1/tasks/${taskId}/claim/renew`, body: { token: guard.token }, headers: { 'If-Match': guard.etag }, ...options });
+  }
+
+  /** `POST /v1/tasks/{taskId}/claim/release`. */
+  releaseClaim(taskId: number, guard: { etag: string; token: string }, options: CallOptions = {}): Promise<LeaseholdResponse<TaskClaimRelease>> {
+    return request<TaskClaimRelease>(this.#config, { method: 'POST', path: encodePath`/v1/tasks/${taskId}/claim/release`, body: { token: guard.token }, headers: { 'If-Match': guard.etag }, ...options });
+  }
+
+  /** `POST /v1/tasks/{taskId}/complete` (protected write; releases the claim in the same write). */
+  complete(taskId: number, body: CompleteTaskRequest, guard: TaskWriteGuard, options: CallOptions = {}): Promise<LeaseholdResponse<Task>> {
+    return request<Task>(this.#config, { method: 'POST', path: encodePath`/v1/tasks/${taskId}/complete`, body, headers: guardHeaders(guard), ...options });
+  }
+}
+
+function guardHeaders(guard: TaskWriteGuard): Record<string, string | undefined> {
+  return { 'If-Match': guard.etag, 'X-Task-Claim': guard.claimToken };
+}

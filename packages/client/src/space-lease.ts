@@ -1,0 +1,121 @@
+import type { ClientRuntime } from './client-runtime.js';
+import { LeaseholdError } from './core/leasehold-error.js';
+import type { LeaseholdResponse } from './core/request-options.js';
+import { Lease, type LeaseInit } from './leases/lease.js';
+import type { LeaseBackend, LeaseRenewal } from './leases/lease-backend.js';
+import { grantDurationMs } from './server-time.js';
+import type { Claim } from './wire-types.js';
+
+/** Where a space claim lives and who asked for it. */
+export interface SpaceClaimAddress {
+  spaceId: string;
+  key: string;
+  /** The run (`scopeId`) the claim belongs to. */
+  runId: string;
+  holder: string;
+  /** The session the claim was acquired with (its scheduler heartbeats that session). */
+  holderSession: string;
+  /** The lease length asked at acquire and on an explicit `renew()`, in seconds. */
+  leaseSeconds: number;
+}
+
+/**
+ * A lease on a key of a space, from `claim.acquire()` / `tryAcquire()`. Renewed by the batch
+ * heartbeat; pass `signal` to the guarded work and `fence` to the systems it writes to.
+ * @example
+ * const lease = await lh.space(spaceId).run(runId, { holder: 'worker-1' }).claim('reports/2026-11').acquire();
+ * try { await rebuild({ fence: lease.fence, signal: lease.signal }); } finally { await lease.release(); }
+ */
+export class SpaceLease extends Lease {
+  /** The space. */
+  readonly spaceId: string;
+  /** The claimed key. */
+  readonly key: string;
+  /** The run the claim belongs to (cancelling it takes the claim away). */
+  readonly runId: string;
+  /** Whether the acquire answer was an idempotent replay of an earlier request's. */
+  readonly replayed: boolean;
+
+  constructor(init: LeaseInit & { spaceId: string; key: string; runId: string; replayed: boolean }) {
+    super(init);
+    this.spaceId = init.spaceId;
+    this.key = init.key;
+    this.runId = init.runId;
+    this.replayed = init.replayed;
+  }
+}
+
+/**
+ * Builds the lease for an acquire answer and registers it (sentAt: when the acquire was sent),
+ * or returns the lease this client already tracks under the same claimId (a replay).
+ */
+export function adoptSpaceLease(
+  runtime: ClientRuntime,
+  address: SpaceClaimAddress,
+  response: LeaseholdResponse<Claim>,
+  sentAt: number,
+): SpaceLease {
+  const row = response.data;
+  const existing = runtime.tracked(row.claimId);
+  if (existing instanceof SpaceLease) return existing;
+  if (typeof row.token !== 'string') throw new LeaseholdError(`The acquire answer for claim ${row.claimId} carries no token.`);
+  const backend = new SpaceLeaseBackend(runtime, address, row.token);
+  const queued = row.status === 'queued';
+  const lease = new SpaceLease({
+    claimId: row.claimId,
+    token: row.token,
+    fence: queued ? null : row.fence,
+    kind: 'space',
+    backend,
+    status: queued ? 'queued' : 'held',
+    expiresAt: row.expiresAt,
+    ...(row.position === undefined ? {} : { position: row.position }),
+    queueDepth: row.queueDepth,
+    onListenerError: (error) => runtime.log.error('A lease event listener threw.', { error: String(error) }),
+    spaceId: address.spaceId,
+    key: address.key,
+    runId: address.runId,
+    replayed: response.replayed,
+  });
+  // A run cancelled under this lease: the spec's safe cleanup, one best-effort release with the token.
+  lease.on('lost', (error) => {
+    if (error.reason === 'cancelled') void backend.cleanup();
+  });
+  const durationMs = grantDurationMs(row.leaseSeconds * 1000, row.expiresAt, response.headers, response.replayed);
+  return runtime.track(lease, { durationMs, sentAt }, address.holderSession);
+}
+
+/** Renew and release of one space claim. */
+class SpaceLeaseBackend implements LeaseBackend {
+  readonly #runtime: ClientRuntime;
+  readonly #address: SpaceClaimAddress;
+  readonly #token: string;
+
+  constructor(runtime: ClientRuntime, address: SpaceClaimAddress, token: string) {
+    this.#runtime = runtime;
+    this.#address = address;
+    this.#token = token;
+  }
+
+  async renew(): Promise<LeaseRenewal> {
+    const { spaceId, key, leaseSeconds } = this.#address;
+    const { data } = await this.#runtime.claims.renew(spaceId, key, { token: this.#token, leaseSeconds });
+    return { durationMs: data.leaseSeconds * 1000, expiresAt: data.expiresAt };
+  }
+
+  async release(observation?: unknown): Promise<void> {
+    const { spaceId, key } = this.#address;
+    const body = observation === undefined ? { token: this.#token } : { token: this.#token, observation };
+    await this.#runtime.claims.release(spaceId, key, body, this.#runtime.releaseOptions());
+  }
+
+  /** One release attempt, failures logged: after a run cancellation the server still answers 200. */
+  async cleanup(): Promise<void> {
+    const { spaceId, key } = this.#address;
+    try {
+      await this.#runtime.claims.release(spaceId, key, { token: this.#token }, { maxRetries: 0 });
+    } catch (error) {
+      this.#runtime.log.warn('Cleanup release after a run cancellation failed; the server drops the claim anyway.', { error: String(error) });
+    }
+  }
+}

@@ -1,0 +1,134 @@
+import type { ClientRuntime } from './client-runtime.js';
+import { LeaseholdError } from './core/leasehold-error.js';
+import type { LeaseholdResponse } from './core/request-options.js';
+import { pickCallOptions, type CallOptions } from './resources/call-options.js';
+import type { TaskWriteGuard } from './resources/tasks.js';
+import { adoptTaskLease, type TaskLease } from './task-lease.js';
+import { workOnTask, type TaskWorkContext, type TaskWorkOptions } from './task-work.js';
+import type {
+  CompleteTaskRequest,
+  CreateTaskRequest,
+  Task,
+  TaskClaim,
+  TaskClaimRelease,
+  TaskNote,
+  UpdateTaskRequest,
+} from './wire-types.js';
+
+/** A task with the `ETag` its next write must send as `If-Match`. */
+export interface TaskWithEtag {
+  task: Task;
+  etag: string;
+}
+
+/** A claim, registered for renewal: the lease, the ETag after the claim, and the raw answer. */
+export interface ClaimedTask {
+  lease: TaskLease;
+  etag: string;
+  /** The claim answer (its `token` is `lease.token`). */
+  response: LeaseholdResponse<TaskClaim>;
+}
+
+/** The `ETag` of a task answer (every task answer carries one). */
+export function etagOf(response: LeaseholdResponse<unknown>): string {
+  const etag = response.headers.etag;
+  if (etag === undefined) throw new LeaseholdError(`The task answer (request ${response.requestId ?? 'unknown'}) carries no ETag.`);
+  return etag;
+}
+
+/**
+ * Tasks and their 15-minute claims, guarded by ETag / If-Match. Every write takes the current
+ * `etag`; protected writes of a claimed task also take the claim's token (`claimToken`).
+ * `work()` runs the whole safe worker loop.
+ * @example
+ * const { task, etag } = await lh.tasks.create({ title: 'Rebuild the November report' });
+ * const result = await lh.tasks.work(task.id, async (ctx) => { await ctx.addNote('Started.'); return { pages: 12 }; });
+ */
+export class Tasks {
+  readonly #runtime: ClientRuntime;
+  readonly #working = new Set<number>();
+
+  constructor(runtime: ClientRuntime) {
+    this.#runtime = runtime;
+  }
+
+  /** Creates a task (`Todo`, unclaimed); the create is idempotent across retries. */
+  async create(body: CreateTaskRequest, options: CallOptions = {}): Promise<TaskWithEtag> {
+    const response = await this.#runtime.tasks.create(body, pickCallOptions(options));
+    return { task: response.data, etag: etagOf(response) };
+  }
+
+  /** Reads a task and its current ETag. */
+  async get(taskId: number, options: CallOptions = {}): Promise<TaskWithEtag> {
+    const response = await this.#runtime.tasks.get(taskId, pickCallOptions(options));
+    return { task: response.data, etag: etagOf(response) };
+  }
+
+  /** Changes status (`Todo`, `InProgress`, `Blocked`), title or description. */
+  async update(taskId: number, changes: UpdateTaskRequest, options: TaskWriteGuard & CallOptions): Promise<TaskWithEtag> {
+    const response = await this.#runtime.tasks.update(taskId, changes, guardOf(options), pickCallOptions(options));
+    return { task: response.data, etag: etagOf(response) };
+  }
+
+  /** Appends a note (persist `operationId`/`idempotencyKey` with the note when its outcome may be uncertain). */
+  async addNote(taskId: number, text: string, options: TaskWriteGuard & CallOptions): Promise<{ note: TaskNote; etag: string }> {
+    const response = await this.#runtime.tasks.addNote(taskId, text, guardOf(options), pickCallOptions(options));
+    return { note: response.data, etag: etagOf(response) };
+  }
+
+  /**
+   * Claims a task for 15 minutes (sending the client's session) and registers the claim with
+   * the batch heartbeat. Pass an `operationId` so a retry after a crash replays the same claim.
+   */
+  async claim(taskId: number, options: { etag: string } & CallOptions): Promise<ClaimedTask> {
+    const sentAt = this.#runtime.now();
+    const response = await this.#runtime.tasks.claim(taskId, { etag: options.etag, session: this.#runtime.session }, pickCallOptions(options));
+    return { lease: adoptTaskLease(this.#runtime, taskId, response, sentAt), etag: etagOf(response), response };
+  }
+
+  /** Renews a claim by token (raw; the batch heartbeat already renews claims of this client). */
+  async renewClaim(taskId: number, options: { etag: string; token: string } & CallOptions): Promise<{ claim: TaskClaim; etag: string }> {
+    const response = await this.#runtime.tasks.renewClaim(taskId, { etag: options.etag, token: options.token }, pickCallOptions(options));
+    return { claim: response.data, etag: etagOf(response) };
+  }
+
+  /** Releases a claim by token (raw; prefer `lease.release()`, which also stops its renewals). */
+  async releaseClaim(taskId: number, options: { etag: string; token: string } & CallOptions): Promise<{ release: TaskClaimRelease; etag: string }> {
+    const response = await this.#runtime.tasks.releaseClaim(taskId, { etag: options.etag, token: options.token }, pickCallOptions(options));
+    return { release: response.data, etag: etagOf(response) };
+  }
+
+  /** Completes the task (`Done`, with an optional `result` and closing `note`); the live claim is released in the same write. */
+  async complete(taskId: number, body: CompleteTaskRequest, options: TaskWriteGuard & CallOptions): Promise<TaskWithEtag> {
+    const response = await this.#runtime.tasks.complete(taskId, body, guardOf(options), pickCallOptions(options));
+    return { task: response.data, etag: etagOf(response) };
+  }
+
+  /**
+   * The safe worker loop: read the task and its ETag; claim it with If-Match and a persisted
+   * key (`operationId`, default `task:${taskId}:claim`, so a restarted worker replays its
+   * claim); refuse a claim with under 30 s left; PATCH `InProgress`; run `fn(ctx)` while the
+   * batch heartbeat renews the claim; then complete the task (with `fn`'s value as `result`
+   * when it is JSON), which releases the claim. If `fn` throws, the claim is released (the task
+   * stays for another worker) and the error rethrown; if the claim is lost, `ctx.lease.signal`
+   * aborts and this rejects with `LeaseLostError`. Resolves with `fn`'s value.
+   * @example
+   * const pages = await lh.tasks.work(42, async (ctx) => {
+   *   await ctx.addNote('Draft prepared.');
+   *   return render({ signal: ctx.lease.signal });
+   * }, { note: 'Published.' });
+   */
+  async work<T>(taskId: number, fn: (ctx: TaskWorkContext) => T | Promise<T>, options: TaskWorkOptions<T> = {}): Promise<T> {
+    if (this.#working.has(taskId)) throw new LeaseholdError(`Task ${taskId} is already being worked on by this client.`);
+    this.#working.add(taskId);
+    try {
+      return await workOnTask(this.#runtime, this, taskId, fn, options);
+    } finally {
+      this.#working.delete(taskId);
+    }
+  }
+}
+
+function guardOf(options: TaskWriteGuard): TaskWriteGuard {
+  return { etag: options.etag, claimToken: options.claimToken };
+}
