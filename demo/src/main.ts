@@ -1,0 +1,153 @@
+// `pnpm demo`: a fleet of workers sharing tasks, queue messages and contended keys through
+// Leasehold leases, under injected faults, ending with an exactly-once audit.
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { Leasehold } from '@leasehold/client';
+import { createLeaseholdServer } from '@leasehold/server';
+import { embeddedControls, faultTimeline, remoteControls, type FaultControls } from './faults.js';
+import { Fleet } from './fleet.js';
+import { FencedLedger, type WorkKind } from './ledger.js';
+import { progressView } from './progress.js';
+import type { WorkerConfig } from './protocol.js';
+import { seedWorkload } from './seed.js';
+import { summarize } from './summary.js';
+
+const USAGE = `Usage: pnpm demo [--url URL --api-key KEY] [--workers 8] [--tasks 200] [--messages 500] [--keys 50] [--no-faults] [--timeout 180]
+
+Without --url the reference server runs in this process (real clock). With --url the fleet
+works against that server; faults need it to be started with --control.`;
+
+const { values } = parseArgs({
+  options: {
+    url: { type: 'string' },
+    'api-key': { type: 'string', default: 'lh_test_admin' },
+    workers: { type: 'string', default: '8' },
+    tasks: { type: 'string', default: '200' },
+    messages: { type: 'string', default: '500' },
+    keys: { type: 'string', default: '50' },
+    'no-faults': { type: 'boolean', default: false },
+    timeout: { type: 'string', default: '180' },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const count = (name: string, value: string | undefined, min: number) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) {
+    console.error(`--${name} must be an integer ≥ ${min}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  return n;
+};
+const workers = count('workers', values.workers, 1);
+const sizes = { tasks: count('tasks', values.tasks, 0), messages: count('messages', values.messages, 0), keys: count('keys', values.keys, 0) };
+const timeoutMs = count('timeout', values.timeout, 1) * 1000;
+const HEARTBEAT_TTL_SECONDS = 6;
+const QUEUE_LEASE_SECONDS = 8;
+const STALL_MS = 12_000;
+
+async function main(): Promise<number> {
+  let baseUrl = values.url?.replace(/\/+$/, '');
+  let controls: FaultControls | undefined;
+  let closeServer = async () => {};
+  if (!baseUrl) {
+    const server = createLeaseholdServer({ clock: 'real' });
+    const listener = await server.listen({ port: 0 });
+    baseUrl = listener.url;
+    controls = embeddedControls(server.control);
+    closeServer = () => listener.close();
+    console.log(`Reference server (in process) at ${baseUrl}`);
+  } else {
+    controls = await remoteControls(baseUrl);
+    console.log(`Using the server at ${baseUrl}${controls ? '' : ' (no /_control: faults are off)'}`);
+  }
+  if (values['no-faults']) controls = undefined;
+
+  const apiKey = values['api-key']!;
+  const admin = new Leasehold({ baseUrl, apiKey });
+  const spool = `demo-${Date.now().toString(36)}`;
+  console.log(`Seeding ${sizes.tasks} tasks, ${sizes.messages} messages and ${sizes.keys} keys…`);
+  const workload = await seedWorkload(admin, sizes, { spool, queue: 'jobs', leaseTimeoutSeconds: QUEUE_LEASE_SECONDS });
+  await admin.close();
+
+  const ledger = new FencedLedger();
+  ledger.expect('task', workload.taskIds.map(String));
+  ledger.expect('message', workload.messageIds);
+  ledger.expect('key', workload.keys);
+
+  const spaceId = randomUUID();
+  const runId = randomUUID();
+  const configs: WorkerConfig[] = Array.from({ length: workers }, (_, i) => ({
+    workerId: `worker-${i + 1}`,
+    baseUrl: baseUrl!,
+    apiKey,
+    spaceId,
+    runId,
+    taskIds: workload.taskIds,
+    keys: workload.keys,
+    spool: workload.spool,
+    queue: workload.queue,
+    heartbeatTtlSeconds: HEARTBEAT_TTL_SECONDS,
+    taskConcurrency: 3,
+    workMs: { task: 2000, message: 400, key: 1500 },
+    seed: 1000 + i,
+  }));
+
+  const totals: Record<WorkKind, number> = { task: sizes.tasks, message: sizes.messages, key: sizes.keys };
+  const view = progressView({ tasks: totals.task, messages: totals.message, keys: totals.key });
+  const fleet = new Fleet(configs, ledger);
+  await fleet.ready;
+  const started = Date.now();
+  const stalled = configs[Math.min(2, configs.length - 1)]!.workerId;
+  const faults: string[] = [];
+  const timers = controls
+    ? faultTimeline(controls, (ms) => fleet.stall(stalled, ms), STALL_MS, view.log).map((step) =>
+        setTimeout(() => {
+          faults.push(step.label);
+          view.log(`fault at ${(step.atMs / 1000).toFixed(1)} s: ${step.label}${step.label.includes('stalls') ? ` (${stalled})` : ''}`);
+          Promise.resolve(step.run()).catch((error: unknown) => view.log(`  fault failed: ${(error as Error).message}`));
+        }, step.atMs),
+      )
+    : [];
+
+  const done = () => ({ tasks: ledger.doneCount('task'), messages: ledger.doneCount('message'), keys: ledger.doneCount('key') });
+  await new Promise<void>((resolve) => {
+    const tick = setInterval(() => {
+      const now = done();
+      view.update(now);
+      const finished = now.tasks === totals.task && now.messages === totals.message && now.keys === totals.key;
+      if (finished || Date.now() - started > timeoutMs) {
+        clearInterval(tick);
+        resolve();
+      }
+    }, 100);
+  });
+  for (const timer of timers) clearTimeout(timer);
+  view.update(done());
+  view.stop();
+  await fleet.stop();
+  await closeServer();
+
+  const summary = summarize({
+    ledger,
+    reports: fleet.reports,
+    losses: fleet.losses,
+    crashed: fleet.crashed,
+    faults,
+    elapsedMs: Date.now() - started,
+    workers,
+  });
+  console.log(`\n${summary.lines.join('\n')}`);
+  return summary.ok ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

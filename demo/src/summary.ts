@@ -1,0 +1,85 @@
+import type { LossTally } from './fleet.js';
+import { percentile } from './latency.js';
+import type { FencedLedger, WorkKind } from './ledger.js';
+import type { WorkerReport } from './protocol.js';
+
+/** The end-of-run verdict and the lines that explain it. */
+export interface Summary {
+  ok: boolean;
+  lines: string[];
+}
+
+const KINDS: Array<[WorkKind, string]> = [
+  ['task', 'tasks (lh.tasks.work)'],
+  ['message', 'messages (consume)'],
+  ['key', 'keys (claim.run)'],
+];
+
+/** Builds the summary: exactly-once counts, losses and their detection, heartbeats, retries, latency. */
+export function summarize(input: {
+  ledger: FencedLedger;
+  reports: WorkerReport[];
+  losses: LossTally;
+  crashed: string[];
+  faults: string[];
+  elapsedMs: number;
+  workers: number;
+}): Summary {
+  const { ledger, reports } = input;
+  const lines: string[] = [];
+  let ok = input.crashed.length === 0;
+  lines.push(`Leasehold demo — ${input.workers} workers, ${(input.elapsedMs / 1000).toFixed(1)} s`);
+  lines.push('');
+  lines.push('Work done exactly once:');
+  for (const [kind, label] of KINDS) {
+    const tally = ledger.tally(kind);
+    const total = tally.once + tally.duplicates.length + tally.missing.length;
+    lines.push(
+      `  ${label.padEnd(24)} ${tally.once}/${total} once, ${tally.duplicates.length} twice, ${tally.missing.length} not done` +
+        `  (stale writes rejected: ${ledger.staleRejected[kind]}, finished work found on reconcile: ${ledger.alreadyDone[kind]})`,
+    );
+    for (const duplicate of tally.duplicates) {
+      lines.push(`    DUPLICATE ${kind} ${duplicate.id}: ${duplicate.commits.map((c) => `${c.worker}@fence ${c.fence}`).join(', ')}`);
+    }
+    if (tally.missing.length > 0) lines.push(`    NOT DONE: ${tally.missing.slice(0, 10).join(', ')}${tally.missing.length > 10 ? ', …' : ''}`);
+    if (tally.duplicates.length > 0 || tally.missing.length > 0) ok = false;
+  }
+
+  const detection: Record<string, number> = {};
+  let heartbeats = 0;
+  let renewed = 0;
+  let retries = 0;
+  let requests = 0;
+  let stalls = 0;
+  const latencies: number[] = [];
+  for (const report of reports) {
+    heartbeats += report.heartbeatsSent;
+    renewed += report.leasesRenewed;
+    retries += report.retries;
+    requests += report.requests;
+    stalls += report.stalls;
+    for (const sample of report.latenciesMs) latencies.push(sample);
+    for (const [how, count] of Object.entries(report.lostByDetection)) detection[how] = (detection[how] ?? 0) + count;
+  }
+  const lostTotal = Object.values(input.losses).reduce((a, b) => a + b, 0);
+  lines.push('');
+  lines.push(`Leases lost: ${lostTotal}, each stopped before its work was committed`);
+  for (const [name, count] of Object.entries(input.losses).sort()) lines.push(`  ${name.padEnd(24)} ${count}`);
+  const detected = Object.entries(detection).filter(([, n]) => n > 0);
+  lines.push(`  detected by the renewal scheduler: ${detected.length === 0 ? 'none' : detected.map(([how, n]) => `${how} ${n}`).join(', ')}; event-loop stalls noticed: ${stalls}`);
+  lines.push('');
+  lines.push(`Renewal: ${heartbeats} batch heartbeats renewed leases ${renewed} times (${renewed} per-lease renew calls avoided, ${(renewed / Math.max(1, heartbeats)).toFixed(1)} per heartbeat)`);
+  lines.push(`Requests: ${requests} attempts, ${retries} retries`);
+  lines.push(`Latency per attempt: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`);
+  lines.push('');
+  lines.push(`Faults injected: ${input.faults.length === 0 ? 'none' : input.faults.join('; ')}`);
+  const errors = reports.flatMap((r) => r.errors.map((e) => `${r.workerId}: ${e}`));
+  if (errors.length > 0) {
+    lines.push(`Unexpected errors (${errors.length}):`);
+    for (const error of errors.slice(0, 10)) lines.push(`  ${error}`);
+  }
+  if (input.crashed.length > 0) lines.push(`Workers that exited without a report: ${input.crashed.join(', ')}`);
+  lines.push('');
+  lines.push(ok ? 'OK: nothing was done twice and nothing was lost.' : 'FAILED: see above.');
+  return { ok, lines };
+}
