@@ -1,4 +1,4 @@
-import cliProgress from 'cli-progress';
+import logUpdate from 'log-update';
 
 /** Where the demo shows progress: live bars on a terminal, plain lines otherwise. */
 export interface ProgressView {
@@ -7,19 +7,27 @@ export interface ProgressView {
   stop(): void;
 }
 
-/** Live bars, one per kind of work, with log lines printed above them. */
+function bar(name: string, value: number, total: number, width = 40): string {
+  const filled = total === 0 ? width : Math.round((value / total) * width);
+  return ` ${name.padEnd(9)}|${'█'.repeat(filled)}${'░'.repeat(width - filled)}| ${value}/${total}`;
+}
+
+/** Live bars, one per kind of work, redrawn in place; log lines go above them for good. */
 function barsView(totals: Record<string, number>): ProgressView {
-  const bars = new cliProgress.MultiBar(
-    { format: ' {name} |{bar}| {value}/{total}', hideCursor: true, clearOnComplete: false, barsize: 40 },
-    cliProgress.Presets.shades_classic,
-  );
-  const byName = new Map(Object.entries(totals).map(([name, total]) => [name, bars.create(total, 0, { name: name.padEnd(8) })]));
+  let done: Record<string, number> = Object.fromEntries(Object.keys(totals).map((name) => [name, 0]));
+  const draw = () => logUpdate(Object.entries(totals).map(([name, total]) => bar(name, done[name] ?? 0, total)).join('\n'));
+  draw();
   return {
-    update: (done) => {
-      for (const [name, value] of Object.entries(done)) byName.get(name)?.update(value);
+    update: (next) => {
+      done = next;
+      draw();
     },
-    log: (line) => bars.log(`${line}\n`),
-    stop: () => bars.stop(),
+    log: (line) => {
+      logUpdate.clear();
+      console.log(line);
+      draw();
+    },
+    stop: () => logUpdate.done(),
   };
 }
 

@@ -63,7 +63,7 @@ export function summarize(input: {
   }
   const lostTotal = Object.values(input.losses).reduce((a, b) => a + b, 0);
   lines.push('');
-  lines.push(`Leases lost: ${lostTotal}, each stopped before its work was committed`);
+  lines.push(`Leases lost while guarding work: ${lostTotal} (the work stopped; a write that raced the loss met the fence check above)`);
   for (const [name, count] of Object.entries(input.losses).sort()) lines.push(`  ${name.padEnd(24)} ${count}`);
   const detected = Object.entries(detection).filter(([, n]) => n > 0);
   lines.push(`  detected by the renewal scheduler: ${detected.length === 0 ? 'none' : detected.map(([how, n]) => `${how} ${n}`).join(', ')}; event-loop stalls noticed: ${stalls}`);
