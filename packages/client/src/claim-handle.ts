@@ -22,6 +22,7 @@ export class ClaimHandle {
   readonly #runtime: ClientRuntime;
   readonly #address: SpaceClaimAddress;
 
+  /** @internal */
   constructor(runtime: ClientRuntime, address: SpaceClaimAddress) {
     this.#runtime = runtime;
     this.#address = address;

@@ -19,6 +19,7 @@ export class ClaimPage implements AsyncIterable<Claim> {
   readonly nextCursor: string | null;
   readonly #fetch: PageFetcher;
 
+  /** @internal */
   constructor(list: ClaimList, fetch: PageFetcher) {
     this.data = list.data;
     this.nextCursor = list.nextCursor;
@@ -63,6 +64,7 @@ export class ClaimListPromise implements PromiseLike<ClaimPage>, AsyncIterable<C
   readonly #cursor: string | undefined;
   #first: Promise<ClaimPage> | undefined;
 
+  /** @internal */
   constructor(fetch: PageFetcher, cursor: string | undefined) {
     this.#fetch = fetch;
     this.#cursor = cursor;

@@ -98,3 +98,13 @@ export type {
 } from './wire-types.js';
 /** Wire types of the Leasehold API, generated from the OpenAPI spec. */
 export type { paths, components, operations } from './generated/openapi.js';
+
+/** Types that the public surface refers to: request options, list queries, clocks, redaction, scheduler tuning. */
+export type { HttpMethod, RequestOptions } from './core/request-options.js';
+export type { WallClock } from './core/monotonic-clock.js';
+export type { Redactor } from './core/redact.js';
+export type { ListClaimsQuery } from './resources/space-claims.js';
+export type { HeartbeatBody, HeartbeatRetryOptions, RenewalSchedulerOptions, SchedulerTimers, SendHeartbeat } from './leases/renewal-scheduler-options.js';
+export type { QueryValue } from './core/build-url.js';
+export type { Schemas } from './wire-types.js';
+export type { CountedLossReason } from './leases/renewal-stats.js';

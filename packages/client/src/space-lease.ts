@@ -36,6 +36,7 @@ export class SpaceLease extends Lease {
   /** Whether the acquire answer was an idempotent replay of an earlier request's. */
   readonly replayed: boolean;
 
+  /** @internal */
   constructor(init: LeaseInit & { spaceId: string; key: string; runId: string; replayed: boolean }) {
     super(init);
     this.spaceId = init.spaceId;
@@ -91,6 +92,7 @@ class SpaceLeaseBackend implements LeaseBackend {
   readonly #address: SpaceClaimAddress;
   readonly #token: string;
 
+  /** @internal */
   constructor(runtime: ClientRuntime, address: SpaceClaimAddress, token: string) {
     this.#runtime = runtime;
     this.#address = address;

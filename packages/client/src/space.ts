@@ -29,6 +29,7 @@ export class SpaceClaims {
   readonly spaceId: string;
   readonly #runtime: ClientRuntime;
 
+  /** @internal */
   constructor(runtime: ClientRuntime, spaceId: string) {
     this.#runtime = runtime;
     this.spaceId = spaceId;
@@ -66,6 +67,7 @@ export class Run {
   readonly holderSession: string;
   readonly #runtime: ClientRuntime;
 
+  /** @internal */
   constructor(runtime: ClientRuntime, spaceId: string, runId: string, options: RunOptions) {
     this.#runtime = runtime;
     this.spaceId = spaceId;
@@ -105,6 +107,7 @@ export class Space {
   readonly claims: SpaceClaims;
   readonly #runtime: ClientRuntime;
 
+  /** @internal */
   constructor(runtime: ClientRuntime, spaceId: string) {
     this.#runtime = runtime;
     this.spaceId = spaceId;

@@ -25,6 +25,7 @@ export class SpoolLease extends Lease {
   readonly message: Message;
   readonly #backend: SpoolLeaseBackend;
 
+  /** @internal */
   constructor(init: LeaseInit & { spool: string; queue: string; message: Message; backend: SpoolLeaseBackend }) {
     super(init);
     this.spool = init.spool;
@@ -100,6 +101,7 @@ export class SpoolLeaseBackend implements LeaseBackend {
   readonly #spool: string;
   readonly #token: string;
 
+  /** @internal */
   constructor(runtime: ClientRuntime, spool: string, token: string) {
     this.#runtime = runtime;
     this.#spool = spool;

@@ -19,6 +19,7 @@ export class SpoolQueue {
   readonly name: string;
   readonly #runtime: ClientRuntime;
 
+  /** @internal */
   constructor(runtime: ClientRuntime, spool: string, name: string) {
     this.#runtime = runtime;
     this.spool = spool;
@@ -74,6 +75,7 @@ export class Spool {
   readonly name: string;
   readonly #runtime: ClientRuntime;
 
+  /** @internal */
   constructor(runtime: ClientRuntime, name: string) {
     this.#runtime = runtime;
     this.name = name;

@@ -24,6 +24,7 @@ export class TaskLease extends Lease {
   readonly replayed: boolean;
   readonly #backend: TaskLeaseBackend;
 
+  /** @internal */
   constructor(init: LeaseInit & { taskId: number; expiresUtc: string; replayed: boolean; backend: TaskLeaseBackend }) {
     super(init);
     this.taskId = init.taskId;
@@ -75,6 +76,7 @@ export class TaskLeaseBackend implements LeaseBackend {
   readonly #taskId: number;
   readonly #token: string;
 
+  /** @internal */
   constructor(runtime: ClientRuntime, taskId: number, token: string) {
     this.#runtime = runtime;
     this.#taskId = taskId;

@@ -48,6 +48,7 @@ export class Tasks {
   readonly #runtime: ClientRuntime;
   readonly #working = new Set<number>();
 
+  /** @internal */
   constructor(runtime: ClientRuntime) {
     this.#runtime = runtime;
   }

@@ -1,6 +1,7 @@
 import type { components } from './generated/openapi.js';
 
-type Schemas = components['schemas'];
+/** Every schema of the spec, by name. */
+export type Schemas = components['schemas'];
 
 /** A claim row of a space: the current holder of a key (the acquire answer also carries `token`). */
 export type Claim = Schemas['Claim'];

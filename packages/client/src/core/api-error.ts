@@ -23,7 +23,7 @@ export interface ApiErrorDetail {
   param?: string | undefined;
 }
 
-/** Everything an {@link ApiError} is built from; {@link decodeApiError} produces it from a response. */
+/** Everything an {@link ApiError} is built from; `decodeApiError` produces it from a response. */
 export interface ApiErrorInit {
   status: number;
   type: ErrorType;

@@ -11,7 +11,7 @@ export interface ErrorResponse {
   contentType?: string | undefined;
 }
 
-/** Options of {@link decodeApiError}. */
+/** Options of `decodeApiError`. */
 export interface DecodeErrorOptions {
   /** Masks registered secrets (the API key, learned tokens) in everything the error shows. */
   redactor?: Redactor | undefined;
@@ -36,7 +36,7 @@ export function decodeApiError(response: ErrorResponse, options: DecodeErrorOpti
   return ApiError.from({ ...decodeErrorBody(response, options.nowMs), redactor: options.redactor });
 }
 
-/** The fields {@link decodeApiError} builds its error from (unredacted); never throws. */
+/** The fields `decodeApiError` builds its error from (unredacted); never throws. */
 export function decodeErrorBody(response: ErrorResponse, nowMs: number = Date.now()): DecodedError {
   const status = Number.isInteger(response.status) ? response.status : 0;
   const headers = lowercase(response.headers ?? {});

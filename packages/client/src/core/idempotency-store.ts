@@ -17,7 +17,7 @@ export interface IdempotencyStore {
   /**
    * Returns the live key of an operation, or atomically stores `candidateKey` and returns it:
    * two callers racing on one operation id get the same key. Optional: without it,
-   * {@link reserveIdempotencyKey} falls back to `get` then `put`.
+   * `reserveIdempotencyKey` falls back to `get` then `put`.
    */
   reserve?(operationId: string, candidateKey: string, ttlMs: number): Promise<string>;
   /** Forgets an operation (no error when absent). */

@@ -1,2 +1,20 @@
-/** The published version of `@leasehold/client`; a test keeps it equal to package.json. */
-export const VERSION = '0.1.0';
+import { readFileSync } from 'node:fs';
+
+/**
+ * Replaced with package.json's `version` by tsup's `define` when the package is built
+ * (`packages/client/tsup.config.ts`), so the published bundle carries the version as a literal.
+ */
+declare const __LEASEHOLD_VERSION__: string | undefined;
+
+/** Running from source (vitest, tsx): read it from package.json, two levels above this file. */
+function versionFromPackageJson(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : '0.0.0-unknown';
+  } catch {
+    return '0.0.0-unknown';
+  }
+}
+
+/** The published version of `@leasehold/client` (package.json's `version`; a test keeps them equal). */
+export const VERSION: string = typeof __LEASEHOLD_VERSION__ === 'string' ? __LEASEHOLD_VERSION__ : versionFromPackageJson();

@@ -45,7 +45,7 @@ export interface LeaseInit {
 /**
  * One handle for a space-claim, task-claim or spool lease. Its `signal` aborts, with a
  * {@link LeaseLostError} as reason, the moment the lease can no longer be trusted; pass it to
- * the work the lease guards. A {@link RenewalScheduler} renews it through the batch heartbeat.
+ * the work the lease guards. A `RenewalScheduler` renews it through the batch heartbeat.
  * @example
  * await using lease = await client.claims.acquire(spaceId, key, { scopeId, holder });
  * await doWork({ signal: lease.signal, fence: lease.fence });
@@ -73,6 +73,7 @@ export class Lease implements AsyncDisposable {
   #error: LeaseLostError | undefined;
   #release: Promise<void> | undefined;
 
+  /** @internal */
   constructor(init: LeaseInit) {
     this.claimId = init.claimId;
     this.kind = init.kind;
@@ -212,7 +213,7 @@ export class Lease implements AsyncDisposable {
     return this.release();
   }
 
-  /** Internal: the scheduler's view of this lease. */
+  /** Internal: the scheduler's view of this lease. @internal */
   get [leaseControl](): LeaseControl {
     return this.#control;
   }

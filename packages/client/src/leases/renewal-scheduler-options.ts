@@ -1,12 +1,8 @@
 import type { Logger } from '../core/logger.js';
-import type { components } from '../generated/openapi.js';
+import type { HeartbeatRequest, HeartbeatResponse } from '../wire-types.js';
 
-/** The batch heartbeat request body (wire type). */
-export type HeartbeatRequest = components['schemas']['HeartbeatRequest'];
-/** The batch heartbeat answer (wire type). */
-export type HeartbeatResponse = components['schemas']['HeartbeatResponse'];
-/** One ack of a batch heartbeat answer (wire type). */
-export type HeartbeatResult = components['schemas']['HeartbeatResult'];
+/** The batch heartbeat wire types, as the scheduler uses them. */
+export type { HeartbeatRequest, HeartbeatResponse, HeartbeatResult } from '../wire-types.js';
 
 /** The body the scheduler sends: every lease of this session, renewed for `ttl` seconds. */
 export type HeartbeatBody = HeartbeatRequest & { ttl: number; holderSession: string };
@@ -32,7 +28,7 @@ export interface HeartbeatRetryOptions {
   minDelayMs?: number;
 }
 
-/** Options of a {@link RenewalScheduler}. */
+/** Options of a `RenewalScheduler`. */
 export interface RenewalSchedulerOptions {
   /** Sends one batch heartbeat attempt (e.g. `POST /v1/claims/heartbeat` with no retries). */
   sendHeartbeat: SendHeartbeat;
@@ -46,7 +42,7 @@ export interface RenewalSchedulerOptions {
   random?: () => number;
   /** Relative cadence jitter (±). Default 0.1. */
   jitter?: number;
-  /** Whether a heartbeat failure is transient. Default {@link isTransientHeartbeatError}. */
+  /** Whether a heartbeat failure is transient. Default `isTransientHeartbeatError`. */
   isTransient?: (error: unknown) => boolean;
   /** Retry backoff. */
   retry?: HeartbeatRetryOptions;
@@ -94,7 +90,7 @@ export interface HeartbeatFailureEvent {
   retryInMs: number;
 }
 
-/** Every event a {@link RenewalScheduler} emits, by name. */
+/** Every event a `RenewalScheduler` emits, by name. */
 export interface RenewalSchedulerEvents {
   /** The event loop stalled for longer than a third of the shortest lease. */
   stall: StallEvent;

@@ -3,7 +3,7 @@ import type { LeaseLostReason } from '../core/errors.js';
 /** The loss reasons a scheduler counts (a release is not a loss). */
 export type CountedLossReason = Exclude<LeaseLostReason, 'released'>;
 
-/** What a {@link RenewalScheduler} has done since it was created. */
+/** What a `RenewalScheduler` has done since it was created. */
 export interface RenewalStats {
   /** Leases registered right now. */
   leases: number;
