@@ -1,0 +1,31 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const run = promisify(execFile);
+
+describe('pnpm demo', () => {
+  it('runs a small fleet to an audit that finds every item done exactly once, and exits 0', async () => {
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'demo/src/main.ts', '--workers', '2', '--tasks', '4', '--messages', '6', '--keys', '2', '--no-faults'],
+      { cwd: root, timeout: 90_000 },
+    );
+    expect(stdout).toContain('Reference server (in process) at http://127.0.0.1:');
+    expect(stdout).toMatch(/tasks \(lh\.tasks\.work\)\s+4\/4 once, 0 twice, 0 not done/);
+    expect(stdout).toMatch(/messages \(consume\)\s+6\/6 once, 0 twice, 0 not done/);
+    expect(stdout).toMatch(/keys \(claim\.run\)\s+2\/2 once, 0 twice, 0 not done/);
+    expect(stdout).toMatch(/Latency per attempt: p50 [\d.]+ ms, p99 [\d.]+ ms/);
+    expect(stdout).toContain('OK: nothing was done twice and nothing was lost.');
+  }, 120_000);
+
+  it('refuses bad sizes with the usage and exit code 2', async () => {
+    const failure = await run(process.execPath, ['--import', 'tsx', 'demo/src/main.ts', '--workers', 'zero'], { cwd: root }).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure).toMatchObject({ code: 2 });
+    expect((failure as { stderr: string }).stderr).toContain('--workers must be an integer');
+  });
+});
