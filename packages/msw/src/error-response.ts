@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { errorTypeByStatus } from '@leasehold/server';
 import { HttpResponse } from 'msw';
 import type { components } from './generated/openapi.js';
 
@@ -19,23 +20,6 @@ export interface LeaseholdErrorOptions {
   headers?: Record<string, string>;
 }
 
-const typeByStatus: Record<number, LeaseholdErrorEnvelope['type']> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  402: 'payment_required_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  409: 'conflict_error',
-  410: 'gone_error',
-  412: 'precondition_error',
-  413: 'invalid_request_error',
-  415: 'invalid_request_error',
-  422: 'invalid_request_error',
-  428: 'invalid_request_error',
-  429: 'rate_limit_error',
-  500: 'api_error',
-  503: 'unavailable_error',
-};
 
 /**
  * An error answer shaped as the API sends it — the envelope `type` for the status, `code`,
@@ -47,7 +31,7 @@ export function leaseholdError(status: number, options: LeaseholdErrorOptions = 
   if (!Number.isInteger(status) || status < 400 || status > 599) throw new RangeError(`An error status lies in 400–599, got ${status}`);
   const requestId = `req_${randomBytes(12).toString('base64url')}`;
   const envelope: LeaseholdErrorEnvelope = {
-    type: typeByStatus[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error'),
+    type: (errorTypeByStatus[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error')) as LeaseholdErrorEnvelope['type'],
     ...(options.code === undefined ? {} : { code: options.code }),
     ...(options.param === undefined ? {} : { param: options.param }),
     message: options.message ?? `Mocked ${status} answer.`,

@@ -10,6 +10,8 @@ export type { PlainRequest, PlainResponse } from './http/plain.js';
 export { listen, type NodeListener } from './adapters/node-http.js';
 /** Reads a keys file for the CLI. */
 export { loadKeysFile } from './keys-file.js';
+/** The envelope `type` of each error status (for adapters that build error answers). */
+export { errorTypeByStatus } from './engine/index.js';
 /** Clocks and the key configuration type. */
 export { ManualClock, RealClock, DEFAULT_KEYS, type Clock, type KeyConfig } from './engine/index.js';
 /** The bundled OpenAPI document the reference server implements. */

@@ -44,13 +44,14 @@ export const errorStatusByCode = {
 /** A machine-readable error code (the envelope's `code`). */
 export type ErrorCode = keyof typeof errorStatusByCode;
 
-/** The envelope `type` of an error, by HTTP status (`invalid_request_error` covers 400/413/415/422/428). */
+/** The envelope `type` of an error, by HTTP status (`invalid_request_error` covers 400/405/413/415/422/428). */
 export const errorTypeByStatus: Readonly<Record<number, string>> = {
   400: 'invalid_request_error',
   401: 'authentication_error',
   402: 'payment_required_error',
   403: 'permission_error',
   404: 'not_found_error',
+  405: 'invalid_request_error',
   409: 'conflict_error',
   410: 'gone_error',
   412: 'precondition_error',
