@@ -54,10 +54,17 @@ export class ClientRuntime {
   readonly #renewal: RenewalTuning;
   readonly #closer = new AbortController();
   readonly #schedulers = new Map<string, RenewalScheduler>();
-  readonly #leases = new Map<string, { lease: Lease; session: string }>();
+  /** The tracked leases by claimId. */
+  readonly #leases = new Map<string, Lease>();
+  /** The session of each tracked lease acquired with another session than the client's own. */
+  readonly #sessions = new Map<string, string>();
   #sweepAt = 64;
   #closed = false;
   #closing: Promise<void> | undefined;
+  /** Where an error thrown by a lease event listener goes (one function shared by every lease). */
+  readonly onListenerError = (error: unknown): void => {
+    this.log.error('A lease event listener threw.', { error: String(error) });
+  };
 
   constructor(init: ClientRuntimeInit) {
     this.config = init.config;
@@ -111,18 +118,19 @@ export class ClientRuntime {
 
   /** The live (held or queued) lease with this claimId that this client already holds, if any. */
   tracked(claimId: string): Lease | undefined {
-    const entry = this.#leases.get(claimId);
-    if (entry === undefined) return undefined;
-    if (entry.lease.status === 'held' || entry.lease.status === 'queued') return entry.lease;
-    this.#leases.delete(claimId);
+    const lease = this.#leases.get(claimId);
+    if (lease === undefined) return undefined;
+    if (lease.status === 'held' || lease.status === 'queued') return lease;
+    this.#untrack(claimId);
     return undefined;
   }
 
   /** The live leases acquired with `session` (every session's when omitted). */
   trackedIn(session?: string): Lease[] {
     const out: Lease[] = [];
-    for (const { lease, session: s } of this.#leases.values()) {
-      if ((session === undefined || s === session) && (lease.status === 'held' || lease.status === 'queued')) out.push(lease);
+    for (const [claimId, lease] of this.#leases) {
+      if (lease.status !== 'held' && lease.status !== 'queued') continue;
+      if (session === undefined || (this.#sessions.get(claimId) ?? this.session) === session) out.push(lease);
     }
     return out;
   }
@@ -131,7 +139,9 @@ export class ClientRuntime {
   track<L extends Lease>(lease: L, grant: Grant, session: string = this.session): L {
     this.scheduler(session).register(lease, grant);
     if (this.#leases.size >= this.#sweepAt) this.#sweep();
-    this.#leases.set(lease.claimId, { lease, session });
+    this.#leases.set(lease.claimId, lease);
+    if (session !== this.session) this.#sessions.set(lease.claimId, session);
+    else if (this.#sessions.size > 0) this.#sessions.delete(lease.claimId);
     return lease;
   }
 
@@ -146,14 +156,20 @@ export class ClientRuntime {
       const releaseLeases = options.releaseLeases ?? true;
       await Promise.all(this.schedulers().map((scheduler) => scheduler.close({ releaseLeases })));
       this.#leases.clear();
+      this.#sessions.clear();
     })();
     return this.#closing;
   }
 
   #sweep(): void {
-    for (const [claimId, { lease }] of this.#leases) {
-      if (lease.status !== 'held' && lease.status !== 'queued') this.#leases.delete(claimId);
+    for (const [claimId, lease] of this.#leases) {
+      if (lease.status !== 'held' && lease.status !== 'queued') this.#untrack(claimId);
     }
     this.#sweepAt = Math.max(64, this.#leases.size * 2);
+  }
+
+  #untrack(claimId: string): void {
+    this.#leases.delete(claimId);
+    if (this.#sessions.size > 0) this.#sessions.delete(claimId);
   }
 }

@@ -1,4 +1,5 @@
 import { LeaseholdError } from './core/leasehold-error.js';
+import { sendAttempt, sendDirect, type AttemptLimits, type DirectTransport } from './core/send-attempt.js';
 import type { Transport, TransportRequest, TransportResponse } from './core/transport.js';
 
 /** The error every call made after `Leasehold.close()` rejects with (never retried). */
@@ -15,7 +16,7 @@ export class ClientClosedError extends LeaseholdError {
  * {@link ClientClosedError} (not a retryable connection error) and the inner transport is closed
  * (an undici agent the client created; a caller's dispatcher or fetch is left alone).
  */
-export class ClosableTransport implements Transport {
+export class ClosableTransport implements DirectTransport {
   readonly #inner: Transport;
   #closed = false;
 
@@ -32,6 +33,12 @@ export class ClosableTransport implements Transport {
   send(request: TransportRequest): Promise<TransportResponse> {
     if (this.#closed) return Promise.reject(new ClientClosedError());
     return this.#inner.send(request);
+  }
+
+  /** Internal: one attempt through the inner transport (its own attempt sender when it has one), unless closed. @internal */
+  [sendDirect](request: Omit<TransportRequest, 'signal'>, limits: AttemptLimits): Promise<TransportResponse> {
+    if (this.#closed) return Promise.reject(new ClientClosedError());
+    return sendAttempt(this.#inner, request, limits);
   }
 
   /** Refuses further calls and closes the inner transport. */

@@ -1,4 +1,5 @@
 import type { ClientRuntime } from './client-runtime.js';
+import type { LeaseLostError } from './core/lease-lost-error.js';
 import { LeaseholdError } from './core/leasehold-error.js';
 import type { LeaseholdResponse } from './core/request-options.js';
 import { Lease, type LeaseInit } from './leases/lease.js';
@@ -60,7 +61,7 @@ export function adoptSpaceLease(
   const existing = runtime.tracked(row.claimId);
   if (existing instanceof SpaceLease) return existing;
   if (typeof row.token !== 'string') throw new LeaseholdError(`The acquire answer for claim ${row.claimId} carries no token.`);
-  const backend = new SpaceLeaseBackend(runtime, address, row.token);
+  const backend = new SpaceLeaseBackend(runtime, address.spaceId, address.key, address.leaseSeconds, row.token);
   const queued = row.status === 'queued';
   const lease = new SpaceLease({
     claimId: row.claimId,
@@ -72,50 +73,52 @@ export function adoptSpaceLease(
     expiresAt: row.expiresAt,
     ...(row.position === undefined ? {} : { position: row.position }),
     queueDepth: row.queueDepth,
-    onListenerError: (error) => runtime.log.error('A lease event listener threw.', { error: String(error) }),
+    onListenerError: runtime.onListenerError,
     spaceId: address.spaceId,
     key: address.key,
     runId: address.runId,
     replayed: response.replayed,
   });
-  // A run cancelled under this lease: the spec's safe cleanup, one best-effort release with the token.
-  lease.on('lost', (error) => {
-    if (error.reason === 'cancelled') void backend.cleanup();
-  });
   const durationMs = grantDurationMs(row.leaseSeconds * 1000, row.expiresAt, response.headers, response.replayed);
   return runtime.track(lease, { durationMs, sentAt }, address.holderSession);
 }
 
-/** Renew and release of one space claim. */
+/** Renew and release of one space claim (only what they need is kept: it lives as long as the lease). */
 class SpaceLeaseBackend implements LeaseBackend {
   readonly #runtime: ClientRuntime;
-  readonly #address: SpaceClaimAddress;
+  readonly #spaceId: string;
+  readonly #key: string;
+  readonly #leaseSeconds: number;
   readonly #token: string;
 
   /** @internal */
-  constructor(runtime: ClientRuntime, address: SpaceClaimAddress, token: string) {
+  constructor(runtime: ClientRuntime, spaceId: string, key: string, leaseSeconds: number, token: string) {
     this.#runtime = runtime;
-    this.#address = address;
+    this.#spaceId = spaceId;
+    this.#key = key;
+    this.#leaseSeconds = leaseSeconds;
     this.#token = token;
   }
 
   async renew(): Promise<LeaseRenewal> {
-    const { spaceId, key, leaseSeconds } = this.#address;
-    const { data } = await this.#runtime.claims.renew(spaceId, key, { token: this.#token, leaseSeconds });
+    const { data } = await this.#runtime.claims.renew(this.#spaceId, this.#key, { token: this.#token, leaseSeconds: this.#leaseSeconds });
     return { durationMs: data.leaseSeconds * 1000, expiresAt: data.expiresAt };
   }
 
   async release(observation?: unknown): Promise<void> {
-    const { spaceId, key } = this.#address;
     const body = observation === undefined ? { token: this.#token } : { token: this.#token, observation };
-    await this.#runtime.claims.release(spaceId, key, body, this.#runtime.releaseOptions());
+    await this.#runtime.claims.release(this.#spaceId, this.#key, body, this.#runtime.releaseOptions());
+  }
+
+  /** A run cancelled under this lease: the spec's safe cleanup, one best-effort release with the token. */
+  lost(error: LeaseLostError): void {
+    if (error.reason === 'cancelled') void this.cleanup();
   }
 
   /** One release attempt, failures logged: after a run cancellation the server still answers 200. */
   async cleanup(): Promise<void> {
-    const { spaceId, key } = this.#address;
     try {
-      await this.#runtime.claims.release(spaceId, key, { token: this.#token }, { maxRetries: 0 });
+      await this.#runtime.claims.release(this.#spaceId, this.#key, { token: this.#token }, { maxRetries: 0 });
     } catch (error) {
       this.#runtime.log.warn('Cleanup release after a run cancellation failed; the server drops the claim anyway.', { error: String(error) });
     }

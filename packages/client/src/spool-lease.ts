@@ -72,7 +72,7 @@ export function adoptSpoolLease(
     backend,
     expiresAt: expiresAtOf(response.headers),
     spoolTimeoutMs: durationMs,
-    onListenerError: (error) => runtime.log.error('A lease event listener threw.', { error: String(error) }),
+    onListenerError: runtime.onListenerError,
     spool: address.spool,
     queue: address.queue,
     message,

@@ -58,7 +58,7 @@ export function adoptTaskLease(runtime: ClientRuntime, taskId: number, response:
     kind: 'task',
     backend,
     expiresAt: Number.isFinite(expiresAt) ? expiresAt : null,
-    onListenerError: (error) => runtime.log.error('A lease event listener threw.', { error: String(error) }),
+    onListenerError: runtime.onListenerError,
     taskId,
     expiresUtc: claim.expiresUtc,
     replayed: response.replayed,

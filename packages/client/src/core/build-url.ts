@@ -8,7 +8,7 @@ export type QueryValue = string | number | boolean | null | undefined | Readonly
  * buildUrl('https://host/api/', '/v1/claims/heartbeat', { limit: 10 }); // https://host/api/v1/claims/heartbeat?limit=10
  */
 export function buildUrl(baseUrl: string, path: string, query?: Readonly<Record<string, QueryValue>>): string {
-  const base = baseUrl.replace(/\/+$/, '');
+  const base = trimBase(baseUrl);
   const url = `${base}${path.startsWith('/') ? path : `/${path}`}`;
   if (!query) return url;
   const params = new URLSearchParams();
@@ -21,6 +21,18 @@ export function buildUrl(baseUrl: string, path: string, query?: Readonly<Record<
   return search === '' ? url : `${url}${url.includes('?') ? '&' : '?'}${search}`;
 }
 
+/** The last base URL trimmed, and the result (a client always passes the same one). */
+let lastBase = '';
+let lastTrimmed = '';
+
+function trimBase(baseUrl: string): string {
+  if (baseUrl !== lastBase) {
+    lastTrimmed = baseUrl.replace(/\/+$/, '');
+    lastBase = baseUrl;
+  }
+  return lastTrimmed;
+}
+
 /**
  * A template tag that percent-encodes every interpolated path segment (so a claim key
  * `reports/2026-11` becomes one segment, `reports%2F2026-11`).
@@ -29,8 +41,6 @@ export function buildUrl(baseUrl: string, path: string, query?: Readonly<Record<
  */
 export function encodePath(strings: TemplateStringsArray, ...values: ReadonlyArray<string | number>): string {
   let out = strings[0] ?? '';
-  values.forEach((value, i) => {
-    out += encodeURIComponent(String(value)) + (strings[i + 1] ?? '');
-  });
+  for (let i = 0; i < values.length; i++) out += encodeURIComponent(String(values[i])) + (strings[i + 1] ?? '');
   return out;
 }

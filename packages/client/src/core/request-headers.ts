@@ -20,6 +20,14 @@ export interface RequestHeaderInput {
   headers?: Readonly<Record<string, string | undefined>> | undefined;
 }
 
+/** `userAgent(suffix)` of the last suffix asked for (the runtime part never changes in a process). */
+let cachedAgent: { suffix: string | undefined; value: string } | undefined;
+
+function cachedUserAgent(suffix: string | undefined): string {
+  if (cachedAgent === undefined || cachedAgent.suffix !== suffix) cachedAgent = { suffix, value: userAgent(suffix) };
+  return cachedAgent.value;
+}
+
 /** Headers the request function owns: callers cannot override them through extra headers. */
 const OWNED = new Set(['authorization', 'idempotency-key']);
 
@@ -29,6 +37,18 @@ const OWNED = new Set(['authorization', 'idempotency-key']);
  * `Authorization` and `Idempotency-Key`.
  */
 export function buildRequestHeaders(input: RequestHeaderInput): Record<string, string> {
+  if (input.defaultHeaders === undefined && input.headers === undefined) {
+    // Nothing to merge: the same headers, in the same order, built directly.
+    const out: Record<string, string> = {
+      Accept: 'application/json',
+      'User-Agent': cachedUserAgent(input.userAgentSuffix),
+      'Leasehold-Client': CLIENT_HEADER_VALUE,
+    };
+    if (input.hasBody) out['Content-Type'] = 'application/json';
+    out.Authorization = `Bearer ${input.apiKey}`;
+    if (input.idempotencyKey !== undefined) out['Idempotency-Key'] = input.idempotencyKey;
+    return out;
+  }
   const merged = new Map<string, [string, string]>();
   const set = (name: string, value: string | undefined): void => {
     const lower = name.toLowerCase();
@@ -36,7 +56,7 @@ export function buildRequestHeaders(input: RequestHeaderInput): Record<string, s
     else merged.set(lower, [name, value]);
   };
   set('Accept', 'application/json');
-  set('User-Agent', userAgent(input.userAgentSuffix));
+  set('User-Agent', cachedUserAgent(input.userAgentSuffix));
   set('Leasehold-Client', CLIENT_HEADER_VALUE);
   if (input.hasBody) set('Content-Type', 'application/json');
   for (const extra of [input.defaultHeaders, input.headers]) {

@@ -13,21 +13,33 @@ export interface ResolvedIdempotencyKey {
   forget?: () => Promise<void>;
 }
 
+/** Whether the call's key goes through the idempotency store (a mutating call with an `operationId` and a store). */
+export function needsIdempotencyStore(config: RequestConfig, options: RequestOptions): boolean {
+  return options.operationId !== undefined && config.idempotencyStore !== undefined && options.method !== 'GET' && options.method !== 'HEAD';
+}
+
+/**
+ * {@link resolveIdempotencyKey} for a call that needs no store (see {@link needsIdempotencyStore}),
+ * without waiting: the caller's key, else a fresh one; GET/HEAD get one only when given.
+ */
+export function resolveIdempotencyKeyNow(config: RequestConfig, options: RequestOptions, log: Logger): ResolvedIdempotencyKey {
+  if (options.idempotencyKey !== undefined) assertValidIdempotencyKey(options.idempotencyKey);
+  if (options.method === 'GET' || options.method === 'HEAD') return { key: options.idempotencyKey };
+  if (options.operationId !== undefined) log.warn('operationId given but no idempotencyStore configured: the key will not survive a restart.');
+  return { key: options.idempotencyKey ?? (config.generateIdempotencyKey ?? generateIdempotencyKey)() };
+}
+
 /** The call's key: caller's, else stored under `operationId`, else fresh; GET/HEAD get one only when given. */
 export async function resolveIdempotencyKey(
   config: RequestConfig,
   options: RequestOptions,
   log: Logger,
 ): Promise<ResolvedIdempotencyKey> {
-  if (options.idempotencyKey !== undefined) assertValidIdempotencyKey(options.idempotencyKey);
-  if (options.method === 'GET' || options.method === 'HEAD') return { key: options.idempotencyKey };
-  const generate = config.generateIdempotencyKey ?? generateIdempotencyKey;
   const { operationId } = options;
   const store = config.idempotencyStore;
-  if (operationId === undefined || store === undefined) {
-    if (operationId !== undefined) log.warn('operationId given but no idempotencyStore configured: the key will not survive a restart.');
-    return { key: options.idempotencyKey ?? generate() };
-  }
+  if (operationId === undefined || store === undefined || !needsIdempotencyStore(config, options)) return resolveIdempotencyKeyNow(config, options, log);
+  if (options.idempotencyKey !== undefined) assertValidIdempotencyKey(options.idempotencyKey);
+  const generate = config.generateIdempotencyKey ?? generateIdempotencyKey;
   const ttlMs = config.idempotencyTtlMs ?? IDEMPOTENCY_KEY_TTL_MS;
   let key: string;
   try {

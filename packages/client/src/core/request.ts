@@ -3,13 +3,13 @@ import { buildUrl } from './build-url.js';
 import { AbortError, ConnectionError, TimeoutError } from './connection-errors.js';
 import { decodeApiError } from './decode-error.js';
 import { LeaseholdError } from './leasehold-error.js';
-import { redactingLogger } from './logger.js';
+import { redactingLogger, silentLogger } from './logger.js';
 import { systemMonotonicClock, systemWallClock } from './monotonic-clock.js';
 import { Redactor } from './redact.js';
 import { buildRequestHeaders } from './request-headers.js';
-import { isDefinitive, resolveIdempotencyKey } from './request-idempotency.js';
-import { DEFAULT_TIMEOUT_MS, type LeaseholdResponse, type RequestConfig, type RequestOptions } from './request-options.js';
-import { RetryPolicy } from './retry-policy.js';
+import { isDefinitive, needsIdempotencyStore, resolveIdempotencyKey, resolveIdempotencyKeyNow } from './request-idempotency.js';
+import { DEFAULT_TIMEOUT_MS, type AttemptEvent, type LeaseholdResponse, type RequestConfig, type RequestOptions } from './request-options.js';
+import { DEFAULT_MAX_RETRIES, RetryPolicy } from './retry-policy.js';
 import { sendAttempt } from './send-attempt.js';
 import { sleep as realSleep } from './sleep.js';
 import type { TransportResponse } from './transport.js';
@@ -27,14 +27,16 @@ export { DEFAULT_TIMEOUT_MS } from './request-options.js';
 export async function request<T = unknown>(config: RequestConfig, options: RequestOptions): Promise<LeaseholdResponse<T>> {
   const clock = config.clock ?? systemMonotonicClock;
   const startedAt = clock.now();
-  const policy = config.retryPolicy ?? new RetryPolicy({ maxRetries: config.maxRetries });
-  const maxRetries = options.maxRetries ?? config.maxRetries ?? policy.maxRetries;
+  // The default policy is only needed once an attempt fails: built then, not on every call.
+  let policy = config.retryPolicy;
+  const maxRetries = options.maxRetries ?? config.maxRetries ?? policy?.maxRetries ?? DEFAULT_MAX_RETRIES;
   const timeoutMs = options.timeoutMs ?? config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const redactor = config.redactor ?? new Redactor();
   redactor.add(config.apiKey);
   learnRequestSecrets(redactor, options);
   const log = redactingLogger(config.logger, redactor);
-  const hooks = config.hooks ?? {};
+  const logging = log !== silentLogger;
+  const hooks = config.hooks;
   const pause = config.sleep ?? realSleep;
   const { method, path, signal } = options;
   const budgetMs = Math.min(
@@ -46,7 +48,7 @@ export async function request<T = unknown>(config: RequestConfig, options: Reque
 
   const url = buildUrl(config.baseUrl, path, options.query);
   const body = encodeBody(options.body);
-  const idem = await resolveIdempotencyKey(config, options, log);
+  const idem = needsIdempotencyStore(config, options) ? await resolveIdempotencyKey(config, options, log) : resolveIdempotencyKeyNow(config, options, log);
   const headers = buildRequestHeaders({
     apiKey: config.apiKey,
     idempotencyKey: idem.key,
@@ -55,6 +57,7 @@ export async function request<T = unknown>(config: RequestConfig, options: Reque
     defaultHeaders: config.defaultHeaders,
     headers: options.headers,
   });
+  const transportRequest = { method, url, headers, body };
   const call = (hook: () => void): void => {
     try {
       hook();
@@ -67,15 +70,16 @@ export async function request<T = unknown>(config: RequestConfig, options: Reque
   for (let attempt = 1; ; attempt++) {
     const remainingMs = deadlineAt - clock.now();
     if (remainingMs <= 0) throw lastError ?? new TimeoutError('deadline', budgetMs);
-    const event = { method, path, attempt, idempotencyKey: idem.key };
-    call(() => hooks.onAttemptStart?.(event));
-    log.debug(`${method} ${path} attempt ${attempt}`);
+    // Hook events are only built for hooks.
+    const event: AttemptEvent | undefined = hooks === undefined ? undefined : { method, path, attempt, idempotencyKey: idem.key };
+    if (hooks !== undefined) call(() => hooks.onAttemptStart?.(event as AttemptEvent));
+    if (logging) log.debug(`${method} ${path} attempt ${attempt}`);
     const attemptStart = clock.now();
     let response: TransportResponse | undefined;
     let error: LeaseholdError | undefined;
     let data: unknown;
     try {
-      response = await sendAttempt(config.transport, { method, url, headers, body }, { timeoutMs, remainingMs, budgetMs, signal });
+      response = await sendAttempt(config.transport, transportRequest, { timeoutMs, remainingMs, budgetMs, signal });
       if (response.status >= 200 && response.status < 300) data = parseSuccessBody(response, redactor);
       else error = decodeApiError(response, { redactor, nowMs: (config.wallClock ?? systemWallClock).now() });
     } catch (caught) {
@@ -83,13 +87,13 @@ export async function request<T = unknown>(config: RequestConfig, options: Reque
     }
     const durationMs = clock.now() - attemptStart;
     const requestId = response ? (response.headers['request-id'] ?? response.headers['x-request-id']) : undefined;
-    call(() => hooks.onAttemptEnd?.({ ...event, durationMs, status: response?.status, error, requestId }));
+    if (hooks !== undefined) call(() => hooks.onAttemptEnd?.({ ...(event as AttemptEvent), durationMs, status: response?.status, error, requestId }));
 
     if (error === undefined && response !== undefined) {
       redactor.add(response.headers['spooler-lease']);
       const token = (data as { token?: unknown } | undefined)?.token;
       if (typeof token === 'string') redactor.add(token);
-      log.debug(`${method} ${path} → ${response.status} in ${Math.round(durationMs)} ms`, { requestId, attempt });
+      if (logging) log.debug(`${method} ${path} → ${response.status} in ${Math.round(durationMs)} ms`, { requestId, attempt });
       if (idem.forget) await idem.forget();
       return {
         status: response.status,
@@ -105,6 +109,7 @@ export async function request<T = unknown>(config: RequestConfig, options: Reque
     lastError = failure;
     if (failure instanceof AbortError || signal?.aborted) throw failure instanceof AbortError ? failure : new AbortError(undefined, { cause: signal?.reason });
 
+    policy ??= new RetryPolicy({ maxRetries: config.maxRetries });
     const left = deadlineAt - clock.now();
     const decision = policy.decide(failure, attempt, { maxRetries, remainingMs: Number.isFinite(left) ? left : undefined });
     if (!decision.retry) {
@@ -112,7 +117,7 @@ export async function request<T = unknown>(config: RequestConfig, options: Reque
       log.debug(`${method} ${path} failed: ${failure.name}: ${failure.message}`, { attempt, requestId, reason: decision.reason });
       throw failure;
     }
-    call(() => hooks.onRetryScheduled?.({ ...event, delayMs: decision.delayMs, error: failure }));
+    if (hooks !== undefined) call(() => hooks.onRetryScheduled?.({ ...(event as AttemptEvent), delayMs: decision.delayMs, error: failure }));
     log.info(`Retrying ${method} ${path} in ${decision.delayMs} ms after ${describe(failure)} (attempt ${attempt + 1} of ${maxRetries + 1}).`, { requestId });
     try {
       await pause(decision.delayMs, signal);
@@ -157,9 +162,11 @@ function encodeBody(body: unknown): string | undefined {
 }
 
 function learnRequestSecrets(redactor: Redactor, options: RequestOptions): void {
-  for (const [name, value] of Object.entries(options.headers ?? {})) {
-    const lower = name.toLowerCase();
-    if (lower === 'spooler-lease' || lower === 'x-task-claim') redactor.add(value);
+  if (options.headers) {
+    for (const [name, value] of Object.entries(options.headers)) {
+      const lower = name.toLowerCase();
+      if (lower === 'spooler-lease' || lower === 'x-task-claim') redactor.add(value);
+    }
   }
   const token = (options.body as { token?: unknown } | null | undefined)?.token;
   if (typeof token === 'string') redactor.add(token);

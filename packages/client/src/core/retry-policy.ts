@@ -15,6 +15,9 @@ export interface RetryPolicyOptions {
   random?: () => number;
 }
 
+/** Retries after the first attempt when neither the call, the client nor the policy says otherwise. */
+export const DEFAULT_MAX_RETRIES = 2;
+
 /** What to do after a failed attempt. */
 export type RetryDecision =
   | { readonly retry: true; readonly delayMs: number }
@@ -56,7 +59,7 @@ export class RetryPolicy {
   readonly #random: () => number;
 
   constructor(options: RetryPolicyOptions = {}) {
-    this.maxRetries = nonNegative(options.maxRetries, 2);
+    this.maxRetries = nonNegative(options.maxRetries, DEFAULT_MAX_RETRIES);
     this.baseDelayMs = nonNegative(options.baseDelayMs, 500);
     this.maxDelayMs = nonNegative(options.maxDelayMs, 8_000);
     this.maxRetryAfterMs = nonNegative(options.maxRetryAfterMs, 60_000);

@@ -1,3 +1,5 @@
+import type { LeaseLostError } from '../core/errors.js';
+
 /** What one explicit renewal granted: its duration (`null`: never expires) and, if known, the server's new expiry. */
 export interface LeaseRenewal {
   /** The granted duration in ms, counted by the caller from when the renew request was sent; `null` = never expires. */
@@ -15,4 +17,9 @@ export interface LeaseBackend {
   renew(): Promise<LeaseRenewal>;
   /** Releases this lease on the server (space/task: release; spool: nack or ack as the backend decides). */
   release(observation?: unknown): Promise<void>;
+  /**
+   * Internal: the lease was lost (never called for a release): after its signal aborted, before
+   * its `lost` listeners run. A throw goes where listener errors go. @internal
+   */
+  lost?(error: LeaseLostError): void;
 }

@@ -17,10 +17,11 @@ export interface LeaseHooks {
   released(lease: Lease): void;
 }
 
-/** Internal: the operations a scheduler performs on a lease it renews. */
-export interface LeaseControl {
-  /** The lease's local deadline bookkeeping. */
-  readonly deadline: LeaseDeadline;
+/**
+ * Internal: the operations a scheduler performs on a lease it renews. It is also the lease's local
+ * deadline bookkeeping (one object per lease; `record()` is its raw arithmetic, use `renewed()`).
+ */
+export interface LeaseControl extends LeaseDeadline {
   /** Whether the lease is still held or queued (neither lost nor released). */
   readonly active: boolean;
   /** The attached scheduler's hooks, if any. */

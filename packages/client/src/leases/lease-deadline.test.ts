@@ -37,7 +37,7 @@ describe('renewalDurationMs', () => {
 describe('LeaseDeadline', () => {
   it('counts from the send time, minus the margin', () => {
     const d = new LeaseDeadline();
-    d.renewed(1_000, 30_000, timing);
+    d.record(1_000, 30_000, timing);
     expect(d.deadline).toBe(1_000 + 30_000 - 1_500);
     expect(d.atRiskAt).toBe(d.deadline - 10_000);
     expect(d.renewalDueAt()).toBe(11_000);
@@ -45,27 +45,27 @@ describe('LeaseDeadline', () => {
 
   it('has no deadline for a lease that never expires', () => {
     const d = new LeaseDeadline();
-    d.renewed(0, null, timing);
+    d.record(0, null, timing);
     expect(d.deadline).toBe(Infinity);
     expect(d.renewalDueAt()).toBe(Infinity);
   });
 
   it('lets an out-of-order older answer only shorten the term', () => {
     const d = new LeaseDeadline();
-    expect(d.renewed(10_000, 30_000, timing)).toBe(true);
-    expect(d.renewed(5_000, 900_000, timing)).toBe(false);
+    expect(d.record(10_000, 30_000, timing)).toBe(true);
+    expect(d.record(5_000, 900_000, timing)).toBe(false);
     expect(d.deadline).toBe(10_000 + 30_000 - 1_500);
-    expect(d.renewed(6_000, 10_000, timing)).toBe(false);
+    expect(d.record(6_000, 10_000, timing)).toBe(false);
     expect(d.deadline).toBe(10_000 + 10_000 - 1_000);
   });
 
   it('re-arms the at-risk report only when the deadline moves later', () => {
     const d = new LeaseDeadline();
-    d.renewed(0, 30_000, timing);
+    d.record(0, 30_000, timing);
     d.atRiskReported = true;
-    d.renewed(0, 30_000, timing);
+    d.record(0, 30_000, timing);
     expect(d.atRiskReported).toBe(true);
-    d.renewed(1, 30_000, timing);
+    d.record(1, 30_000, timing);
     expect(d.atRiskReported).toBe(false);
   });
 });

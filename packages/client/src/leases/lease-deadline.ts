@@ -48,7 +48,7 @@ export class LeaseDeadline {
    * kept whichever it processed last, so the safe bound is the newer send time plus the shorter
    * duration. Returns whether the answer was the newest.
    */
-  renewed(sentAt: number, durationMs: number | null, timing: LeaseTiming): boolean {
+  record(sentAt: number, durationMs: number | null, timing: LeaseTiming): boolean {
     const newest = sentAt >= this.sentAt || this.termMs === undefined;
     if (newest) {
       this.sentAt = sentAt;

@@ -105,7 +105,7 @@ export class LeaseRegistry {
     let due = Infinity;
     for (const lease of this.#leases.values()) {
       const control = lease[leaseControl];
-      const d = control.deadline;
+      const d = control;
       if (now >= d.deadline) {
         doomed.push([lease, 'deadline']);
         continue;

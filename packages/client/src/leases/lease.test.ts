@@ -171,6 +171,62 @@ describe('Lease state', () => {
   });
 });
 
+describe('Lease signal and loss reactions', () => {
+  it('a signal first read after the loss is already aborted, with the loss as reason', () => {
+    const { lease } = makeLease();
+    lease.reportError(apiError(410, 'stale_token'));
+    expect(lease.signal.aborted).toBe(true);
+    expect(lease.signal.reason).toBe(lease.error);
+    expect(lease.signal).toBe(lease.signal);
+  });
+
+  it('a signal read before the loss aborts at the loss; one first read after a release carries the release', async () => {
+    const { lease } = makeLease();
+    const signal = lease.signal;
+    const seen: unknown[] = [];
+    signal.addEventListener('abort', () => seen.push(signal.reason));
+    lease.reportError(apiError(409, 'claim_not_held'));
+    expect(seen).toEqual([lease.error]);
+    const { lease: released } = makeLease();
+    await released.release();
+    expect(released.signal.reason).toMatchObject({ reason: 'released' });
+  });
+
+  it('the backend hears a loss (never a release) after the signal aborted and before the lost listeners', async () => {
+    const order: string[] = [];
+    const listenerErrors: unknown[] = [];
+    const { lease, backend } = makeLease({ onListenerError: (error) => listenerErrors.push(error) });
+    const lost = vi.fn((error: LeaseLostError) => {
+      order.push(`backend ${error.reason} aborted=${lease.signal.aborted}`);
+      throw new Error('backend hook failed');
+    });
+    Object.assign(backend, { lost });
+    lease.signal.addEventListener('abort', () => order.push('signal'));
+    lease.on('lost', () => order.push('listener'));
+    lease.reportError(apiError(409, 'scope_cancelled'));
+    expect(order).toEqual(['signal', 'backend cancelled aborted=true', 'listener']);
+    expect(listenerErrors).toEqual([new Error('backend hook failed')]);
+    const { lease: other, backend: otherBackend } = makeLease();
+    const notLost = vi.fn();
+    Object.assign(otherBackend, { lost: notLost });
+    await other.release();
+    expect(notLost).not.toHaveBeenCalled();
+  });
+
+  it('events reach subscribers added at any time, and only them', async () => {
+    const { lease } = makeLease();
+    await lease.renew(); // nobody listens: nothing is built or emitted
+    const renewed = vi.fn();
+    const off = lease.on('renewed', renewed);
+    await lease.renew();
+    expect(renewed).toHaveBeenCalledTimes(1);
+    expect(renewed.mock.calls[0]?.[0]).toMatchObject({ via: 'renew', durationMs: 30_000 });
+    off();
+    await lease.renew();
+    expect(renewed).toHaveBeenCalledTimes(1);
+  });
+});
+
 describe('spool leases without an explicit timeout', () => {
   it('take the heartbeat duration from the duration they were registered with', () => {
     const { acquire } = setup();

@@ -12,7 +12,7 @@ import { defaultLeaseTiming, LeaseDeadline, type LeaseTiming } from './lease-dea
 import type { LeaseEvents } from './lease-events.js';
 import { renewalDurationMs, type LeaseKind, type LeaseStatus } from './lease-kind.js';
 import { toLeaseLostError } from './lease-lost-reason.js';
-import { TypedEmitter, type Listener } from './typed-emitter.js';
+import { rethrowLater, TypedEmitter, type Listener } from './typed-emitter.js';
 
 /** Everything a {@link Lease} is built from; the resource layer fills it from an acquire answer. */
 export interface LeaseInit {
@@ -57,11 +57,14 @@ export class Lease implements AsyncDisposable {
   readonly kind: LeaseKind;
   readonly #token: string;
   readonly #backend: LeaseBackend;
-  readonly #abort = new AbortController();
-  readonly #events: TypedEmitter<LeaseEvents>;
-  readonly #deadline = new LeaseDeadline();
+  /** Created on the first read of `signal` (aborted at once if the lease is already gone). */
+  #abort: AbortController | undefined = undefined;
+  /** Created on the first subscription: a lease nobody listens to carries no listener storage. */
+  #events: TypedEmitter<LeaseEvents> | undefined = undefined;
+  readonly #onListenerError: ((error: unknown) => void) | undefined;
   /** The clock in use: the attached scheduler's, kept after detaching so deadlines stay comparable. */
   #clockTiming: LeaseTiming;
+  /** The scheduler's view of this lease, and its local deadline: one fixed-shape object, its methods shared. */
   readonly #control: LeaseControl;
   #fence: number | null;
   #status: LeaseStatus;
@@ -85,9 +88,9 @@ export class Lease implements AsyncDisposable {
     this.#position = init.position;
     this.#queueDepth = init.queueDepth;
     this.#spoolTimeoutMs = init.spoolTimeoutMs;
-    this.#clockTiming = { ...defaultLeaseTiming, ...init.timing };
-    this.#events = new TypedEmitter<LeaseEvents>(init.onListenerError);
-    this.#control = this.#makeControl();
+    this.#clockTiming = init.timing === undefined ? defaultLeaseTiming : { ...defaultLeaseTiming, ...init.timing };
+    this.#onListenerError = init.onListenerError;
+    this.#control = new Lease.#Control(this);
   }
 
   /** The secret lease token (never logged by the SDK). */
@@ -116,7 +119,12 @@ export class Lease implements AsyncDisposable {
   }
   /** Aborted, with a {@link LeaseLostError} reason, as soon as the lease can't be trusted (lost or released). */
   get signal(): AbortSignal {
-    return this.#abort.signal;
+    let controller = this.#abort;
+    if (controller === undefined) {
+      controller = this.#abort = new AbortController();
+      if (this.#error !== undefined) controller.abort(this.#error);
+    }
+    return controller.signal;
   }
   /** Why the lease is gone, once it is. */
   get error(): LeaseLostError | undefined {
@@ -125,16 +133,17 @@ export class Lease implements AsyncDisposable {
   /** Milliseconds until the local deadline on the monotonic clock (`Infinity`: no deadline; 0 once gone). */
   get remainingMs(): number {
     if (this.#error) return 0;
-    return Math.max(0, this.#deadline.deadline - this.#timing().now());
+    return Math.max(0, this.#control.deadline - this.#timing().now());
   }
 
   /** How long one heartbeat with `ttlSeconds` keeps this lease alive, in ms (`null`: never expires). */
   durationFor(ttlSeconds: number): number | null {
-    return renewalDurationMs(this.kind, ttlSeconds, this.#spoolTimeoutMs ?? this.#deadline.termMs ?? null);
+    return renewalDurationMs(this.kind, ttlSeconds, this.#spoolTimeoutMs ?? this.#control.termMs ?? null);
   }
 
   /** Subscribes to an event; returns the unsubscribe function. */
   on<K extends keyof LeaseEvents>(event: K, listener: Listener<LeaseEvents[K]>): () => void {
+    this.#events ??= new TypedEmitter<LeaseEvents>(this.#onListenerError);
     return this.#events.on(event, listener);
   }
 
@@ -204,7 +213,7 @@ export class Lease implements AsyncDisposable {
     this.#error = error;
     this.#release = this.#callRelease(observation);
     hooks?.released(this);
-    this.#abort.abort(error);
+    this.#abort?.abort(error);
     return this.#release;
   }
 
@@ -227,7 +236,7 @@ export class Lease implements AsyncDisposable {
   }
 
   #checkDeadline(): void {
-    if (!this.#error && this.#timing().now() >= this.#deadline.deadline) this.#loseFor('deadline');
+    if (!this.#error && this.#timing().now() >= this.#control.deadline) this.#loseFor('deadline');
   }
 
   #loseFor(reason: LeaseLostReason, cause?: unknown): void {
@@ -242,69 +251,102 @@ export class Lease implements AsyncDisposable {
     const hooks = this.#hooks;
     this.#hooks = undefined;
     hooks?.lost(this, error.reason);
-    this.#abort.abort(error);
-    this.#events.emit('lost', error);
+    this.#abort?.abort(error);
+    if (this.#backend.lost !== undefined) {
+      // The backend's own reaction (a space claim's cleanup release) comes first, as a first listener would.
+      try {
+        this.#backend.lost(error);
+      } catch (thrown) {
+        (this.#onListenerError ?? rethrowLater)(thrown);
+      }
+    }
+    this.#events?.emit('lost', error);
   }
 
   #renewed(sentAt: number, durationMs: number | null, ack: RenewalAck, via: RenewalSource): void {
     const timing = this.#timing();
-    if (this.#deadline.renewed(sentAt, durationMs, timing)) {
+    if (this.#control.record(sentAt, durationMs, timing)) {
       this.#expiresAt = ack.expiresAt ?? (durationMs === null ? null : this.#expiresAt);
       this.#queueDepth = ack.queueDepth ?? this.#queueDepth;
     }
-    const remainingMs = this.#deadline.deadline - timing.now();
+    const remainingMs = this.#control.deadline - timing.now();
     if (remainingMs <= 0) return this.#loseFor('deadline');
     if (via === 'register') return;
     if (this.#status === 'queued') {
       this.#status = 'held';
       this.#position = undefined;
-      this.#events.emit('granted', { expiresAt: this.#expiresAt });
+      if (this.#listens('granted')) this.#events?.emit('granted', { expiresAt: this.#expiresAt });
       return;
     }
-    this.#events.emit('renewed', { via, durationMs: this.#deadline.termMs ?? null, expiresAt: this.#expiresAt, remainingMs });
+    if (this.#listens('renewed')) {
+      this.#events?.emit('renewed', { via, durationMs: this.#control.termMs ?? null, expiresAt: this.#expiresAt, remainingMs });
+    }
   }
 
-  #makeControl(): LeaseControl {
-    const lease = this;
-    return {
-      deadline: this.#deadline,
-      generation: 0,
-      seenIn: 0,
-      get active() {
-        return lease.#error === undefined;
-      },
-      get hooks() {
-        return lease.#hooks;
-      },
-      attach(hooks) {
-        if (hooks === undefined) lease.#hooks = undefined;
-        else if (lease.#error === undefined) {
-          lease.#hooks = hooks;
-          lease.#clockTiming = hooks.timing;
-        }
-      },
-      renewed(sentAt, durationMs, ack, via) {
-        if (lease.#error === undefined) lease.#renewed(sentAt, durationMs, ack, via);
-      },
-      queued(sentAt, durationMs, info: QueuedInfo) {
-        if (lease.#error !== undefined) return;
-        const timing = lease.#timing();
-        if (lease.#deadline.renewed(sentAt, durationMs, timing)) {
-          lease.#expiresAt = info.expiresAt ?? lease.#expiresAt;
-          lease.#position = info.position ?? lease.#position;
-          lease.#queueDepth = info.queueDepth ?? lease.#queueDepth;
-        }
-        if (lease.#deadline.deadline <= timing.now()) return lease.#loseFor('deadline');
-        lease.#events.emit('queued', { position: lease.#position, queueDepth: lease.#queueDepth });
-      },
-      atRisk(now) {
-        if (lease.#error !== undefined || lease.#deadline.atRiskReported) return;
-        lease.#deadline.atRiskReported = true;
-        lease.#events.emit('atRisk', { remainingMs: Math.max(0, lease.#deadline.deadline - now) });
-      },
-      lose(reason, cause) {
-        lease.#loseFor(reason, cause);
-      },
-    };
+  /** Whether `event` has a listener (payloads are only built for listeners). */
+  #listens(event: keyof LeaseEvents): boolean {
+    return this.#events !== undefined && this.#events.listenerCount(event) > 0;
   }
+
+  /**
+   * The scheduler's view of a lease, which also keeps its local deadline: a class declared in the
+   * lease's body (so it reaches the lease's private state), hence one fixed-shape object per
+   * lease with shared methods.
+   */
+  static readonly #Control = class extends LeaseDeadline implements LeaseControl {
+    generation = 0;
+    seenIn = 0;
+    readonly #lease: Lease;
+
+    constructor(lease: Lease) {
+      super();
+      this.#lease = lease;
+    }
+
+    get active(): boolean {
+      return this.#lease.#error === undefined;
+    }
+
+    get hooks(): LeaseHooks | undefined {
+      return this.#lease.#hooks;
+    }
+
+    attach(hooks: LeaseHooks | undefined): void {
+      const lease = this.#lease;
+      if (hooks === undefined) lease.#hooks = undefined;
+      else if (lease.#error === undefined) {
+        lease.#hooks = hooks;
+        lease.#clockTiming = hooks.timing;
+      }
+    }
+
+    renewed(sentAt: number, durationMs: number | null, ack: RenewalAck, via: RenewalSource): void {
+      const lease = this.#lease;
+      if (lease.#error === undefined) lease.#renewed(sentAt, durationMs, ack, via);
+    }
+
+    queued(sentAt: number, durationMs: number | null, info: QueuedInfo): void {
+      const lease = this.#lease;
+      if (lease.#error !== undefined) return;
+      const timing = lease.#timing();
+      if (this.record(sentAt, durationMs, timing)) {
+        lease.#expiresAt = info.expiresAt ?? lease.#expiresAt;
+        lease.#position = info.position ?? lease.#position;
+        lease.#queueDepth = info.queueDepth ?? lease.#queueDepth;
+      }
+      if (this.deadline <= timing.now()) return lease.#loseFor('deadline');
+      if (lease.#listens('queued')) lease.#events?.emit('queued', { position: lease.#position, queueDepth: lease.#queueDepth });
+    }
+
+    atRisk(now: number): void {
+      const lease = this.#lease;
+      if (lease.#error !== undefined || this.atRiskReported) return;
+      this.atRiskReported = true;
+      if (lease.#listens('atRisk')) lease.#events?.emit('atRisk', { remainingMs: Math.max(0, this.deadline - now) });
+    }
+
+    lose(reason: LeaseLostReason, cause?: unknown): void {
+      this.#lease.#loseFor(reason, cause);
+    }
+  };
 }

@@ -179,7 +179,7 @@ export class RenewalScheduler {
 
   /** Covers a lease whose deadline changed: bounds, and an earlier heartbeat if it is due sooner. */
   #note(lease: Lease, factor: number): void {
-    const deadline = lease[leaseControl].deadline;
+    const deadline = lease[leaseControl];
     this.#leases.note(deadline);
     this.#nextHeartbeatAt = Math.min(this.#nextHeartbeatAt, deadline.renewalDueAt(factor));
   }

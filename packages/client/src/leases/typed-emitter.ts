@@ -2,7 +2,7 @@
 export type Listener<T> = (payload: T) => void;
 
 /** Rethrows a listener's error on its own microtask, so it surfaces without breaking the emitter's caller. */
-function rethrowLater(error: unknown): void {
+export function rethrowLater(error: unknown): void {
   queueMicrotask(() => {
     throw error;
   });
