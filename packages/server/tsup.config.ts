@@ -3,8 +3,12 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: ['src/index.ts', 'src/cli.ts'],
   format: ['esm'],
-  dts: true,
-  sourcemap: true,
+  // Types for the library entry only: the CLI (the `leasehold-server` bin) is not imported.
+  dts: { entry: 'src/index.ts' },
+  // The published bundle is plain, unminified ESM; no source maps (they would point at sources that do not ship).
+  sourcemap: false,
   clean: true,
   target: 'node20',
+  // Keep `node:` specifiers: bundlers then never mistake a builtin for an npm polyfill.
+  removeNodeProtocol: false,
 });

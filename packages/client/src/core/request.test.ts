@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { VERSION } from './version.js';
 import { BadRequestError, ConflictError, InternalServerError, RateLimitError, ServiceUnavailableError } from './api-error.js';
 import { AbortError, ConnectionError, TimeoutError } from './connection-errors.js';
 import { FileIdempotencyStore } from './file-idempotency-store.js';
@@ -48,8 +49,8 @@ describe('request over node:http', () => {
     const [seen] = server.seen;
     expect(seen?.url).toBe('/api/v1/spaces/s/claims?prefix=a%2Fb&limit=5');
     expect(seen?.headers.authorization).toBe(`Bearer ${API_KEY}`);
-    expect(seen?.headers['user-agent']).toMatch(/^leasehold-client\/0\.1\.0 \(node\//);
-    expect(seen?.headers['leasehold-client']).toBe('leasehold-typescript/0.1.0');
+    expect(seen?.headers['user-agent']?.startsWith(`leasehold-client/${VERSION} (node/`)).toBe(true);
+    expect(seen?.headers['leasehold-client']).toBe(`leasehold-typescript/${VERSION}`);
     expect(seen?.headers.accept).toBe('application/json');
     expect(seen?.headers['content-type']).toBeUndefined();
     expect(seen?.headers['idempotency-key']).toBeUndefined();
