@@ -1,5 +1,5 @@
 import { ManualClock, RealClock, Engine, type Clock, type KeyConfig, type RandomSource } from './engine/index.js';
-import { listen, type NodeListener } from './adapters/node-http.js';
+import { listenWith, type NodeListener } from './adapters/node-http.js';
 import { ServerControl } from './control.js';
 import { openapiDocument } from './generated/openapi-document.js';
 import { FaultInjector } from './http/faults.js';
@@ -97,7 +97,9 @@ export class LeaseholdServer {
 
   /** Serves over `node:http` on 127.0.0.1 (port 0: a free port). */
   listen(options: { port?: number; host?: string } = {}): Promise<NodeListener> {
-    return listen(this, options);
+    // The pipeline's synchronous entry: a request with no injected wait costs no promise.
+    const pipeline = this.pipeline;
+    return listenWith((request) => pipeline.respond(request), options);
   }
 }
 

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MAX_BODY_BYTES, type PlainRequest, type PlainResponse } from '../http/plain.js';
 
@@ -6,6 +6,9 @@ import { MAX_BODY_BYTES, type PlainRequest, type PlainResponse } from '../http/p
 export interface PlainHandler {
   handlePlain(request: PlainRequest): Promise<PlainResponse>;
 }
+
+/** Answers a plain request, synchronously when it can (the pipeline's `respond`). */
+export type PlainAnswer = (request: PlainRequest) => PlainResponse | Promise<PlainResponse>;
 
 /** A running `node:http` listener. */
 export interface NodeListener {
@@ -17,34 +20,19 @@ export interface NodeListener {
   close(): Promise<void>;
 }
 
-function readBody(request: IncomingMessage): Promise<{ body: Uint8Array | undefined; tooLarge: boolean }> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) tooLarge = true;
-      else chunks.push(chunk);
-    });
-    request.on('end', () => resolve({ body: size === 0 || tooLarge ? undefined : Buffer.concat(chunks), tooLarge }));
-    request.on('error', reject);
-  });
+const INTERNAL_ERROR_BODY = JSON.stringify({
+  type: 'api_error',
+  code: 'internal_error',
+  message: 'The server could not complete the request.',
+});
+
+/** The last resort when reading the request or answering it failed. */
+function fail(response: ServerResponse): void {
+  if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
+  response.end(INTERNAL_ERROR_BODY);
 }
 
-async function serve(handler: PlainHandler, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  const { body, tooLarge } = await readBody(request);
-  const headers: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  const plain = await handler.handlePlain({
-    method: (request.method ?? 'GET').toUpperCase(),
-    url: request.url ?? '/',
-    headers,
-    body,
-    bodyTooLarge: tooLarge,
-  });
+function send(request: IncomingMessage, response: ServerResponse, plain: PlainResponse): void {
   if (plain.drop) {
     request.socket.destroy();
     return;
@@ -53,14 +41,96 @@ async function serve(handler: PlainHandler, request: IncomingMessage, response: 
   response.end(plain.body);
 }
 
+/**
+ * Node's header object, as plain headers: only `set-cookie` is ever an array there (Node joins or
+ * drops every other repeat), so it is copied only when that one is present.
+ */
+function plainHeaders(headers: IncomingMessage['headers']): Record<string, string | undefined> {
+  if (headers['set-cookie'] === undefined) return headers as Record<string, string | undefined>;
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(headers)) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+/**
+ * The request class of the server: it collects its own body and then answers, so a request
+ * costs no promise and no per-request closures (the listeners are shared, `this` is the request).
+ */
+class PlainIncomingMessage extends IncomingMessage {
+  #answer: PlainAnswer | undefined = undefined;
+  #response: ServerResponse | undefined = undefined;
+  /** The first body chunk, and any further ones (most bodies arrive in one). */
+  #first: Buffer | undefined = undefined;
+  #more: Buffer[] | undefined = undefined;
+  #size = 0;
+  #tooLarge = false;
+
+  /** Reads the body (up to `MAX_BODY_BYTES`), then answers through `answer`. */
+  serve(answer: PlainAnswer, response: ServerResponse): void {
+    this.#answer = answer;
+    this.#response = response;
+    this.on('data', PlainIncomingMessage.#onData);
+    this.on('end', PlainIncomingMessage.#onEnd);
+    this.on('error', PlainIncomingMessage.#onError);
+  }
+
+  static #onData(this: PlainIncomingMessage, chunk: Buffer): void {
+    this.#size += chunk.length;
+    if (this.#size > MAX_BODY_BYTES) this.#tooLarge = true;
+    else if (this.#first === undefined) this.#first = chunk;
+    else (this.#more ??= []).push(chunk);
+  }
+
+  static #onError(this: PlainIncomingMessage): void {
+    const response = this.#response;
+    if (response === undefined) return; // already answered (or failed)
+    this.#response = undefined;
+    fail(response);
+  }
+
+  static #onEnd(this: PlainIncomingMessage): void {
+    const response = this.#response;
+    if (response === undefined) return; // the request failed before it ended
+    this.#response = undefined;
+    const request = this;
+    try {
+      const plain = (this.#answer as PlainAnswer)(this.#plain());
+      if (plain instanceof Promise) {
+        plain.then((settled) => send(request, response, settled)).catch(() => fail(response));
+      } else {
+        send(request, response, plain);
+      }
+    } catch {
+      fail(response);
+    }
+  }
+
+  #plain(): PlainRequest {
+    const first = this.#first;
+    const body =
+      this.#size === 0 || this.#tooLarge ? undefined
+      : this.#more === undefined ? first
+      : Buffer.concat([first as Buffer, ...this.#more]);
+    return {
+      method: (this.method ?? 'GET').toUpperCase(),
+      url: this.url ?? '/',
+      headers: plainHeaders(this.headers),
+      body,
+      bodyTooLarge: this.#tooLarge,
+    };
+  }
+}
+
 /** Serves `handler` over `node:http` on `host:port` (port 0 picks a free one). */
-export async function listen(handler: PlainHandler, options: { port?: number; host?: string } = {}): Promise<NodeListener> {
+export function listen(handler: PlainHandler, options: { port?: number; host?: string } = {}): Promise<NodeListener> {
+  return listenWith((request) => handler.handlePlain(request), options);
+}
+
+/** Serves `answer` over `node:http` on `host:port`; `listen` for an answer that may be synchronous. */
+export async function listenWith(answer: PlainAnswer, options: { port?: number; host?: string } = {}): Promise<NodeListener> {
   const host = options.host ?? '127.0.0.1';
-  const server = createServer((request, response) => {
-    serve(handler, request, response).catch(() => {
-      if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ type: 'api_error', code: 'internal_error', message: 'The server could not complete the request.' }));
-    });
+  const server = createServer({ IncomingMessage: PlainIncomingMessage }, (request, response) => {
+    (request as PlainIncomingMessage).serve(answer, response);
   });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

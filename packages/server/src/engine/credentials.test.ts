@@ -96,3 +96,59 @@ describe('KeyStore.authenticate', () => {
     expect(canSeeSpace(result.credential, '00000000-0000-4000-8000-000000000000')).toBe(false);
   });
 });
+
+describe('KeyStore header cache', () => {
+  it('answers a repeated header from the cache with its standing read afresh each time', () => {
+    const { keys, clock } = store();
+    const first = keys.authenticate('Bearer lh_soon');
+    expect(first.ok).toBe(true);
+    expect(keys.authenticate('Bearer lh_soon')).toBe(first); // the same frozen answer, no hashing
+    clock.advance(1000);
+    expect(refusal(keys.authenticate('Bearer lh_soon'))).toEqual([401, 'expired_api_key']);
+    expect(refusal(keys.authenticate('Bearer lh_test_admin'))).toBe('ok');
+    keys.suspendAccount('acct_demo');
+    expect(refusal(keys.authenticate('Bearer lh_test_admin'))).toEqual([402, 'account_suspended']);
+    keys.suspendAccount('acct_demo', false);
+    expect(refusal(keys.authenticate('Bearer lh_test_admin'))).toBe('ok');
+  });
+
+  it('is invalidated by updates: blocking, expiring and a new rate limit show on the next request', () => {
+    const { keys } = store();
+    const before = keys.authenticate('Bearer lh_test_admin');
+    expect(before.ok && before.credential.rateLimitPerSecond).toBe(null);
+    keys.update('lh_test_admin', { rateLimitPerSecond: 7 });
+    const after = keys.authenticate('Bearer lh_test_admin');
+    expect(after.ok && after.credential.rateLimitPerSecond).toBe(7);
+    // An answer handed out earlier is a snapshot: it keeps what was true then.
+    expect(before.ok && before.credential.rateLimitPerSecond).toBe(null);
+    keys.update('lh_test_admin', { blocked: true });
+    expect(refusal(keys.authenticate('Bearer lh_test_admin'))).toEqual([403, null]);
+    keys.update('lh_test_admin', { blocked: false, expired: true });
+    expect(refusal(keys.authenticate('Bearer lh_test_admin'))).toEqual([401, 'expired_api_key']);
+  });
+
+  it('is invalidated when a key is added again with other settings', () => {
+    const { keys } = store();
+    expect(refusal(keys.authenticate('Bearer lh_test_admin'))).toBe('ok');
+    keys.add({ apiKey: 'lh_test_admin', credentialId: 'cred_admin', accountId: 'acct_demo', blocked: true });
+    expect(refusal(keys.authenticate('Bearer lh_test_admin'))).toEqual([403, null]);
+  });
+
+  it('never remembers a header that did not match a key, and stays bounded', () => {
+    const { keys } = store();
+    for (let i = 0; i < 3; i++) expect(refusal(keys.authenticate('Bearer lh_nope'))).toEqual([401, 'invalid_api_key']);
+    expect(refusal(keys.authenticate('   '))).toEqual([401, 'missing_api_key']);
+    // More distinct spellings of a valid header than the cache holds: every one still answers.
+    for (let spaces = 1; spaces <= 300; spaces++) {
+      expect(refusal(keys.authenticate(`Bearer${' '.repeat(spaces)}lh_test_admin`))).toBe('ok');
+    }
+    expect(refusal(keys.authenticate('Bearer  lh_test_admin'))).toBe('ok');
+    expect(refusal(keys.authenticate('Bearer lh_test_admin_'))).toEqual([401, 'invalid_api_key']);
+  });
+
+  it('hands out frozen credentials', () => {
+    const result = store().keys.authenticate('Bearer lh_test_admin');
+    if (!result.ok) throw new Error('admin must authenticate');
+    expect(Object.isFrozen(result.credential)).toBe(true);
+  });
+});

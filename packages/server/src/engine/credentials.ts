@@ -96,19 +96,34 @@ interface KeyEntry extends Credential {
   expired: boolean;
   expiresAt: number | null;
   rateLimitPerSecond: number | null;
+  /** The answer while the key is in good standing (a frozen snapshot); `null` after a change. */
+  granted: AuthResult | null;
 }
 
 const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
+
+/** How many distinct `Authorization` values the lookup cache remembers (oldest dropped first). */
+const MAX_CACHED_HEADERS = 256;
 
 /**
  * The key store: API keys (kept only as SHA-256 digests), their accounts, permissions and
  * standing. Matching hashes the presented key, finds the entry by digest and confirms it with
  * `timingSafeEqual`.
+ *
+ * A header value that matched once is remembered (exact string → key entry) in a bounded map,
+ * so a client repeating its header costs no hashing. Only values that matched a key enter it, so
+ * a wrong key never does; looking one up compares string contents only after its V8 string hash
+ * and its length both equal those of a remembered value (timing can tell at most about that
+ * hash, never about the key's characters), and a miss falls through to the digest match above.
+ * The map holds raw header values, as the key configuration itself holds the raw keys. It holds
+ * entries, not answers: standing (blocked, expired, suspended) is read on every request, and the
+ * map is cleared whenever a key is added or updated.
  */
 export class KeyStore {
   readonly #clock: Clock;
   readonly #byHash = new Map<string, KeyEntry>();
   readonly #suspended = new Map<string, boolean>();
+  readonly #byHeader = new Map<string, KeyEntry>();
 
   /** Build the store from `keys` (default: the demo keys). */
   constructor(clock: Clock, keys: readonly KeyConfig[] = DEFAULT_KEYS) {
@@ -130,21 +145,33 @@ export class KeyStore {
       expired: config.expired ?? false,
       expiresAt: config.expiresAt ?? null,
       rateLimitPerSecond: config.rateLimitPerSecond ?? null,
+      granted: null,
     };
     this.#byHash.set(hex, entry);
+    this.#byHeader.clear();
     if (!this.#suspended.has(entry.accountId)) this.#suspended.set(entry.accountId, false);
     return snapshot(entry);
   }
 
   /** Authenticate a raw `Authorization` header value. */
   authenticate(header: string | null | undefined): AuthResult {
-    if (header === undefined || header === null || header.trim() === '') {
+    if (header === undefined || header === null) {
       return refuse(401, 'missing_api_key', 'No API key: send Authorization: Bearer <api key>.');
     }
+    const known = this.#byHeader.get(header);
+    if (known !== undefined) return this.#standing(known);
+    if (header.trim() === '') return refuse(401, 'missing_api_key', 'No API key: send Authorization: Bearer <api key>.');
     const match = BEARER.exec(header.trim());
     if (!match) return refuse(401, 'invalid_api_key', 'The Authorization header must be "Bearer <api key>".');
     const entry = this.#find(match[1] ?? '');
     if (entry === undefined) return refuse(401, 'invalid_api_key', 'The API key is not recognized.');
+    if (this.#byHeader.size >= MAX_CACHED_HEADERS) this.#byHeader.delete(this.#byHeader.keys().next().value as string);
+    this.#byHeader.set(header, entry);
+    return this.#standing(entry);
+  }
+
+  /** The answer for a key that matched: refused for its standing, else its (cached) credential. */
+  #standing(entry: KeyEntry): AuthResult {
     if (entry.expired || (entry.expiresAt !== null && this.#clock.now() >= entry.expiresAt)) {
       return refuse(401, 'expired_api_key', 'The API key has expired.');
     }
@@ -152,7 +179,7 @@ export class KeyStore {
     if (this.#suspended.get(entry.accountId) === true) {
       return refuse(402, 'account_suspended', 'The account is suspended.');
     }
-    return { ok: true, credential: snapshot(entry) };
+    return (entry.granted ??= Object.freeze({ ok: true, credential: snapshot(entry) }));
   }
 
   /** Change a key's standing; unknown keys are `invalid_request` (param `apiKey`). */
@@ -162,6 +189,8 @@ export class KeyStore {
     if (changes.blocked !== undefined) entry.blocked = changes.blocked;
     if (changes.expired !== undefined) entry.expired = changes.expired;
     if (changes.rateLimitPerSecond !== undefined) entry.rateLimitPerSecond = changes.rateLimitPerSecond;
+    entry.granted = null;
+    this.#byHeader.clear();
     return snapshot(entry);
   }
 
@@ -188,13 +217,13 @@ export class KeyStore {
 }
 
 function snapshot(entry: KeyEntry): Credential {
-  return {
+  return Object.freeze({
     credentialId: entry.credentialId,
     accountId: entry.accountId,
     permissions: entry.permissions,
     spaces: entry.spaces,
     rateLimitPerSecond: entry.rateLimitPerSecond,
-  };
+  });
 }
 
 function refuse(status: 401 | 402 | 403, code: ErrorCode | null, message: string): AuthResult {

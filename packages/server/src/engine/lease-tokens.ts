@@ -33,14 +33,13 @@ function flat(text: string): string {
 /** The claim id a token names, or `undefined` when the token has not the minted shape. */
 export function claimIdOfToken(prefix: TokenPrefix, token: string): string | undefined {
   if (!token.startsWith(prefix)) return undefined;
-  const rest = token.slice(prefix.length);
-  const cut = rest.indexOf('_');
-  if (cut <= 0) return undefined;
-  const body = rest.slice(0, cut);
+  const cut = token.indexOf('_', prefix.length);
+  if (cut <= prefix.length) return undefined;
+  const body = token.slice(prefix.length, cut);
   return CLAIM_BODY.test(body) ? CLAIM_PREFIX + body : undefined;
 }
 
-/** Constant-time check that `presented` is the lease's `token`. */
+/** Constant-time check that `presented` is the lease's `token` (raw bytes; token lengths are public). */
 export function tokenMatches(presented: string, token: string): boolean {
   return safeEqual(presented, token);
 }

@@ -9,6 +9,18 @@ describe('random sources', () => {
 
   it('crypto source gives the requested length', () => {
     expect(cryptoRandom.bytes(24)).toHaveLength(24);
+    expect(cryptoRandom.bytes(0)).toHaveLength(0);
+    expect(cryptoRandom.bytes(5000)).toHaveLength(5000);
+  });
+
+  it('crypto source never hands out the same bytes twice, across pool refills', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 2000; i++) seen.add(Buffer.from(cryptoRandom.bytes(32)).toString('hex'));
+    expect(seen.size).toBe(2000);
+    const a = cryptoRandom.bytes(16);
+    const copy = Buffer.from(a);
+    cryptoRandom.bytes(16)[0] = 0; // a caller changing its bytes leaves everyone else's alone
+    expect(Buffer.from(a)).toEqual(copy);
   });
 
   it.each([

@@ -6,9 +6,28 @@ export interface RandomSource {
   bytes(length: number): Uint8Array;
 }
 
-/** The default source: `node:crypto` `randomBytes` (cryptographically strong). */
+/** Bytes fetched from `randomBytes` at a time for small requests. */
+const POOL_BYTES = 4096;
+let pool: Buffer = Buffer.alloc(0);
+let poolOffset = 0;
+
+/**
+ * The default source: `node:crypto` `randomBytes` (cryptographically strong). Small requests are
+ * served from 4 KiB fetched at once, as Node's own `randomUUID` does: the same CSPRNG output,
+ * without a call (and OpenSSL's fork-check syscall) per id or token. Each byte is handed out
+ * once; callers own (and may change) the bytes they get.
+ */
 export const cryptoRandom: RandomSource = {
-  bytes: (length) => randomBytes(length),
+  bytes(length) {
+    if (length > POOL_BYTES / 8) return randomBytes(length);
+    if (poolOffset + length > pool.length) {
+      pool = randomBytes(POOL_BYTES);
+      poolOffset = 0;
+    }
+    const out = pool.subarray(poolOffset, poolOffset + length);
+    poolOffset += length;
+    return out;
+  },
 };
 
 /**

@@ -3,6 +3,9 @@ import type { Clock } from './clock.js';
 /** A rate-limit verdict: allowed, or the whole seconds (≥ 1) to wait. */
 export type RateDecision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number };
 
+/** The one "allowed" verdict (immutable, so every request can share it). */
+const ALLOWED: RateDecision = Object.freeze({ allowed: true });
+
 interface Bucket {
   tokens: number;
   at: number;
@@ -25,8 +28,8 @@ export class RateLimiter {
   /** Take one token for `credentialId` at `ratePerSecond` (`null`: unlimited). */
   take(credentialId: string, ratePerSecond: number | null): RateDecision {
     if (ratePerSecond === null || !(ratePerSecond > 0)) {
-      this.#buckets.delete(credentialId);
-      return { allowed: true };
+      if (this.#buckets.size !== 0) this.#buckets.delete(credentialId);
+      return ALLOWED;
     }
     const now = this.#clock.now();
     let bucket = this.#buckets.get(credentialId);
@@ -39,7 +42,7 @@ export class RateLimiter {
     bucket.at = now;
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
-      return { allowed: true };
+      return ALLOWED;
     }
     const retryAfterSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / ratePerSecond));
     return { allowed: false, retryAfterSeconds };

@@ -1,4 +1,5 @@
 import btreeModule from 'sorted-btree';
+import type * as btree from 'sorted-btree';
 
 type BTreeClass = typeof btreeModule.default;
 
@@ -8,7 +9,7 @@ const loaded = btreeModule as unknown as BTreeClass & { default?: BTreeClass };
 const BTreeCtor: BTreeClass = typeof loaded === 'function' && loaded.default === undefined ? loaded : (loaded.default as BTreeClass);
 
 /** A B+ tree keeping entries in key order (the `sorted-btree` package). */
-export type SortedMap<K, V> = InstanceType<typeof btreeModule.default<K, V>>;
+export type SortedMap<K, V> = btree.default<K, V>;
 
 /** A new, empty sorted map; strings sort by UTF-16 code units, numbers numerically. */
 export function createSortedMap<K extends string | number, V>(): SortedMap<K, V> {

@@ -5,6 +5,7 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 
 function isJsonMediaType(contentType: string | undefined): boolean {
   if (!contentType) return false;
+  if (contentType === 'application/json') return true;
   const type = contentType.split(';')[0]!.trim().toLowerCase();
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }

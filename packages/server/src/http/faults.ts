@@ -60,6 +60,11 @@ export class FaultInjector {
     return this.faults.map((f) => this.describe(f));
   }
 
+  /** How many rules are armed (0: `take` has nothing to do). */
+  get size(): number {
+    return this.faults.length;
+  }
+
   /** Consumes the rules that hit this request and says what to do. */
   take(target: FaultTarget): FaultAction | undefined {
     if (this.faults.length === 0) return undefined;

@@ -10,10 +10,11 @@ import {
 } from '../engine/index.js';
 import { parseJsonBody } from './body.js';
 import type { FaultAction, FaultInjector } from './faults.js';
-import type { Handler, HandlerResult } from './handler.js';
+import type { Handler, HandlerContext, HandlerResult } from './handler.js';
 import { HttpError, envelopeOf } from './http-error.js';
 import type { PlainRequest, PlainResponse } from './plain.js';
-import { Router, type RouteMatch } from './router.js';
+import { Router } from './router.js';
+import type { RouteSpec } from './routes.js';
 import { validateRequest } from './validation.js';
 
 /** How the pipeline is put together. */
@@ -40,8 +41,31 @@ interface StoredAnswer {
   body: string | undefined;
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+/**
+ * The headers of a plain JSON answer and of an empty one. Stored answers share these (they are
+ * never mutated: `finish` and replays copy), and `finish` recognizes the JSON one by identity.
+ */
+const JSON_HEADERS: Record<string, string> = Object.freeze({ 'content-type': JSON_CONTENT_TYPE });
+const NO_HEADERS: Record<string, string> = Object.freeze({});
+/** What `run` answers when an injected fault drops the response (after the handler ran). */
+const DROPPED: StoredAnswer = Object.freeze({ status: 0, headers: NO_HEADERS, body: undefined });
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Request ids: `req_`, a random prefix drawn once per process (9 bytes, 12 base64url
+ * characters), then a counter in base 36. Unique per response within the process (the counter)
+ * and across processes and restarts with overwhelming probability (72 random bits), without a
+ * `randomBytes` call per request. They are identifiers, not secrets: within one process they are
+ * sequential, so one id reveals its neighbours, and nothing accepts a request id as proof of
+ * anything (it is only quoted in logs and problem reports).
+ */
+const REQUEST_ID_PREFIX = `req_${randomBytes(9).toString('base64url')}`;
+let requestCount = 0;
+
+function nextRequestId(): string {
+  return REQUEST_ID_PREFIX + (requestCount++).toString(36);
+}
 
 /**
  * The request pipeline on plain values: base path, routing, auth, rate limits, permissions,
@@ -52,6 +76,9 @@ export class Pipeline {
   private readonly router = new Router();
   private readonly basePath: string;
   private readonly sleep: (ms: number) => Promise<void>;
+  /** The `Date` header of the clock's current second (formatted once per second). */
+  private dateSecond = Number.NaN;
+  private dateText = '';
 
   /** Builds a pipeline over an engine and its handlers. */
   constructor(private readonly options: PipelineOptions) {
@@ -61,78 +88,140 @@ export class Pipeline {
 
   /** Answers one request. */
   async handlePlain(request: PlainRequest): Promise<PlainResponse> {
-    const requestId = `req_${randomBytes(12).toString('base64url')}`;
-    let answer: StoredAnswer;
-    let fault: FaultAction | undefined;
+    return this.respond(request);
+  }
+
+  /**
+   * Answers one request like `handlePlain`, synchronously unless an injected fault makes it wait
+   * (then a promise). Never throws: anything unexpected becomes a 500 envelope.
+   */
+  respond(request: PlainRequest): PlainResponse | Promise<PlainResponse> {
+    const requestId = nextRequestId();
+    let answer: StoredAnswer | Promise<StoredAnswer>;
     try {
-      ({ answer, fault } = await this.run(request));
+      answer = this.run(request);
     } catch (error) {
-      answer = this.errorAnswer(error);
+      return this.finish(this.errorAnswer(error), requestId);
     }
-    if (fault?.dropResponse) return { status: 0, headers: {}, body: undefined, drop: true };
+    if (answer instanceof Promise) {
+      return answer.then(
+        (settled) => this.complete(settled, requestId),
+        (error: unknown) => this.finish(this.errorAnswer(error), requestId),
+      );
+    }
+    return this.complete(answer, requestId);
+  }
+
+  private complete(answer: StoredAnswer, requestId: string): PlainResponse {
+    if (answer === DROPPED) return { status: 0, headers: {}, body: undefined, drop: true };
     return this.finish(answer, requestId);
   }
 
-  private async run(request: PlainRequest): Promise<{ answer: StoredAnswer; fault?: FaultAction }> {
-    const queryAt = request.url.indexOf('?');
-    const fullPath = queryAt === -1 ? request.url : request.url.slice(0, queryAt);
-    const search = queryAt === -1 ? '' : request.url.slice(queryAt + 1);
+  /** Routes, authorizes and applies faults; the answer is a promise only when a fault waits. */
+  private run(request: PlainRequest): StoredAnswer | Promise<StoredAnswer> {
+    const url = request.url;
+    const queryAt = url.indexOf('?');
+    const fullPath = queryAt === -1 ? url : url.slice(0, queryAt);
+    const search = queryAt === -1 ? '' : url.slice(queryAt + 1);
     const path = this.stripBase(fullPath);
     const special = path === undefined ? undefined : this.options.staticRoutes?.[path];
     if (special && request.method === 'GET') {
       const plain = special();
-      return { answer: { status: plain.status, headers: plain.headers, body: plain.body } };
+      return { status: plain.status, headers: plain.headers, body: plain.body };
     }
     if (path === undefined) throw new HttpError(404, 'route_not_found', 'No operation at this path.');
     const match = this.router.match(request.method, path);
-    if (match.route.isControl && !this.options.controlEnabled) {
-      throw new HttpError(404, 'route_not_found', 'No operation at this path (start the server with --control).');
+    const route = match.route;
+    if (route.isControl) {
+      if (!this.options.controlEnabled) {
+        throw new HttpError(404, 'route_not_found', 'No operation at this path (start the server with --control).');
+      }
+      return this.execute(request, route, match.params, undefined, path, search, 0);
     }
-    const credential = match.route.isControl ? undefined : this.authorize(request, match);
-    const fault = match.route.isControl ? undefined : this.options.faults.take({ operationId: match.route.operationId, method: request.method, path });
-    if (fault?.status !== undefined) {
-      if (fault.latencyMs > 0) await this.sleep(fault.latencyMs);
+    const credential = this.authorize(request, route);
+    const faults = this.options.faults;
+    const fault = faults.size === 0 ? undefined : faults.take({ operationId: route.operationId, method: request.method, path });
+    if (fault === undefined) return this.execute(request, route, match.params, credential, path, search, 0);
+    return this.runFaulted(request, route, match.params, credential, path, search, fault);
+  }
+
+  private runFaulted(
+    request: PlainRequest,
+    route: RouteSpec,
+    params: Record<string, string>,
+    credential: Credential,
+    path: string,
+    search: string,
+    fault: FaultAction,
+  ): StoredAnswer | Promise<StoredAnswer> {
+    if (fault.status !== undefined) {
+      const status = fault.status;
       const headers: Record<string, string> =
         fault.retryAfterSeconds !== undefined ? { 'Retry-After': String(fault.retryAfterSeconds) } : {};
-      throw new HttpError(fault.status, faultCode(fault.status), 'Injected fault.', undefined, undefined, headers);
+      const injected = () => new HttpError(status, faultCode(status), 'Injected fault.', undefined, undefined, headers);
+      if (fault.latencyMs > 0) {
+        return this.sleep(fault.latencyMs).then(() => {
+          throw injected();
+        });
+      }
+      throw injected();
     }
-    const body = match.route.hasBody ? parseJsonBody(request) : undefined;
-    const input = validateRequest(match.route, {
-      path: match.params,
-      query: new URLSearchParams(search),
-      headers: request.headers,
-      body,
-    });
-    const handler = this.options.handlers[match.route.operationId];
-    if (!handler) throw new Error(`no handler for ${match.route.operationId}`);
-    const context = { engine: this.options.engine, credential, input, session: request.headers['leasehold-session'] };
+    const answer = this.execute(request, route, params, credential, path, search, fault.latencyMs);
+    if (!fault.dropResponse) return answer;
+    return answer instanceof Promise ? answer.then(() => DROPPED) : DROPPED;
+  }
 
-    const rawKey = request.headers['idempotency-key'];
-    const idempotent = credential !== undefined && rawKey !== undefined && match.route.headerParams.includes('Idempotency-Key');
-    if (!idempotent) {
-      const answer = this.answer(() => handler(context));
-      if (fault && fault.latencyMs > 0) await this.sleep(fault.latencyMs);
-      return { answer, fault };
+  /**
+   * Body, validation, the handler and idempotency. `latencyMs` (an injected fault's) is waited
+   * after the handler ran and before an idempotent answer is stored, as a slow server would.
+   */
+  private execute(
+    request: PlainRequest,
+    route: RouteSpec,
+    params: Record<string, string>,
+    credential: Credential | undefined,
+    path: string,
+    search: string,
+    latencyMs: number,
+  ): StoredAnswer | Promise<StoredAnswer> {
+    const headers = request.headers;
+    const body = route.hasBody ? parseJsonBody(request) : undefined;
+    const input = validateRequest(route, { path: params, search, headers, body });
+    const handler = this.options.handlers[route.operationId];
+    if (!handler) throw new Error(`no handler for ${route.operationId}`);
+    const context: HandlerContext = { engine: this.options.engine, credential, input, session: headers['leasehold-session'] };
+
+    const rawKey = headers['idempotency-key'];
+    if (credential === undefined || rawKey === undefined || !route.headerParams.includes('Idempotency-Key')) {
+      const answer = this.answer(handler, context);
+      return latencyMs > 0 ? this.sleep(latencyMs).then(() => answer) : answer;
     }
     const key = normalizeIdempotencyKey(rawKey);
-    const fingerprint = fingerprintOf(request, path + (search ? `?${search}` : ''));
+    const fingerprint = fingerprintOf(request, search ? `${path}?${search}` : path);
     const store = this.options.engine.idempotency;
-    const verdict = store.begin(credential.credentialId, key, fingerprint);
+    const credentialId = credential.credentialId;
+    const verdict = store.begin(credentialId, key, fingerprint);
     if (verdict.kind === 'replay') {
       const stored = verdict.response as StoredAnswer;
-      return { answer: { ...stored, headers: { ...stored.headers, 'Idempotent-Replayed': 'true' } }, fault };
+      return { ...stored, headers: { ...stored.headers, 'Idempotent-Replayed': 'true' } };
     }
     let answer: StoredAnswer;
     try {
-      answer = this.answer(() => handler(context));
-      if (fault && fault.latencyMs > 0) await this.sleep(fault.latencyMs);
+      answer = this.answer(handler, context);
     } catch (error) {
-      store.abandon(credential.credentialId, key);
+      store.abandon(credentialId, key);
       throw error;
     }
-    if (answer.status >= 500) store.abandon(credential.credentialId, key);
-    else store.complete(credential.credentialId, key, answer);
-    return { answer, fault };
+    if (latencyMs > 0) {
+      return this.sleep(latencyMs).then(
+        () => settle(store, credentialId, key, answer),
+        (error: unknown) => {
+          store.abandon(credentialId, key);
+          throw error;
+        },
+      );
+    }
+    return settle(store, credentialId, key, answer);
   }
 
   private stripBase(path: string): string | undefined {
@@ -141,7 +230,7 @@ export class Pipeline {
     return path.startsWith(`${this.basePath}/`) ? path.slice(this.basePath.length) : undefined;
   }
 
-  private authorize(request: PlainRequest, match: RouteMatch): Credential {
+  private authorize(request: PlainRequest, route: RouteSpec): Credential {
     const engine = this.options.engine;
     const auth = engine.authenticate(request.headers.authorization);
     if (!auth.ok) throw new HttpError(auth.status, auth.code ?? undefined, auth.message);
@@ -151,7 +240,7 @@ export class Pipeline {
         'Retry-After': String(rate.retryAfterSeconds),
       });
     }
-    const permission = match.route.permission as Permission | undefined;
+    const permission = route.permission as Permission | undefined;
     if (permission && !auth.credential.permissions.has(permission)) {
       throw new HttpError(403, 'permission_denied', `This API key lacks the ${permission} permission.`);
     }
@@ -159,13 +248,18 @@ export class Pipeline {
   }
 
   /** Runs a handler; engine and HTTP errors become envelopes, everything else propagates. */
-  private answer(run: () => HandlerResult): StoredAnswer {
+  private answer(handler: Handler, context: HandlerContext): StoredAnswer {
     try {
-      const result = run();
+      const result: HandlerResult = handler(context);
+      const hasBody = result.body !== undefined;
+      const extra = result.headers;
       return {
         status: result.status,
-        headers: { ...(result.body !== undefined ? JSON_HEADERS : {}), ...result.headers },
-        body: result.body === undefined ? undefined : JSON.stringify(result.body),
+        headers:
+          extra === undefined ? (hasBody ? JSON_HEADERS : NO_HEADERS)
+          : hasBody ? { 'content-type': JSON_CONTENT_TYPE, ...extra }
+          : { ...extra },
+        body: hasBody ? JSON.stringify(result.body) : undefined,
       };
     } catch (error) {
       if (error instanceof HttpError || error instanceof EngineError) return this.errorAnswer(error);
@@ -192,12 +286,36 @@ export class Pipeline {
       envelope.request_id = requestId;
       body = JSON.stringify(envelope);
     }
-    return {
-      status: answer.status,
-      headers: { ...answer.headers, 'Request-Id': requestId, Date: new Date(this.options.engine.clock.now()).toUTCString() },
-      body,
-    };
+    const date = this.dateHeader();
+    const headers: Record<string, string> =
+      answer.headers === JSON_HEADERS ?
+        { 'content-type': JSON_CONTENT_TYPE, 'Request-Id': requestId, Date: date }
+      : { ...answer.headers, 'Request-Id': requestId, Date: date };
+    return { status: answer.status, headers, body };
   }
+
+  /** `Date` for the engine clock's now, formatted once per second (the header has no finer unit). */
+  private dateHeader(): string {
+    const now = this.options.engine.clock.now();
+    const second = Math.floor(now / 1000);
+    if (second !== this.dateSecond) {
+      this.dateSecond = second;
+      this.dateText = new Date(now).toUTCString();
+    }
+    return this.dateText;
+  }
+}
+
+/** Stores a completed idempotent answer (a 5xx is forgotten, so a retry runs again). */
+function settle(
+  store: Engine['idempotency'],
+  credentialId: string,
+  key: string,
+  answer: StoredAnswer,
+): StoredAnswer {
+  if (answer.status >= 500) store.abandon(credentialId, key);
+  else store.complete(credentialId, key, answer);
+  return answer;
 }
 
 /**

@@ -43,10 +43,14 @@ export class Router {
    * parameters are split on raw `/` before decoding, so keys holding `%2F` stay one segment.
    */
   match(method: string, path: string): RouteMatch {
-    const raw = path.split('/').slice(1);
     const params: Record<string, string> = {};
     let node: Node | undefined = this.root;
-    for (const segment of raw) {
+    // The segments after the first `/` (what `path.split('/').slice(1)` gives), without the arrays.
+    let start = path.indexOf('/') + 1;
+    while (start > 0) {
+      const end = path.indexOf('/', start);
+      const segment = end === -1 ? path.slice(start) : path.slice(start, end);
+      start = end + 1;
       const literal: Node | undefined = node.literal.get(segment);
       if (literal) {
         node = literal;
@@ -74,6 +78,7 @@ export class Router {
 }
 
 function decodeSegment(segment: string, name: string): string {
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {

@@ -16,6 +16,8 @@ interface OperationValidators {
   query?: z.ZodType;
   headers?: z.ZodType;
   body?: z.ZodType;
+  /** The operation's header parameters in lower case (how adapters name request headers). */
+  headerNames: string[];
 }
 
 const generated = validators as unknown as Record<string, z.ZodType | undefined>;
@@ -26,7 +28,8 @@ function strict(schema: z.ZodType | undefined): z.ZodType | undefined {
   return schema instanceof z.ZodObject ? schema.strict() : schema;
 }
 
-function validatorsFor(operationId: string): OperationValidators {
+function validatorsFor(route: RouteSpec): OperationValidators {
+  const operationId = route.operationId;
   let found = cache.get(operationId);
   if (!found) {
     const base = `z${operationId[0]!.toUpperCase()}${operationId.slice(1)}`;
@@ -35,13 +38,19 @@ function validatorsFor(operationId: string): OperationValidators {
       query: strict(generated[`${base}Query`]),
       headers: generated[`${base}Headers`],
       body: strict(generated[`${base}Body`]),
+      headerNames: route.headerParams.map((name) => name.toLowerCase()),
     };
     cache.set(operationId, found);
   }
   return found;
 }
 
+/** No prefix for a problem's `param` (shared: `describe` only reads it). */
+const NO_PREFIX: readonly string[] = Object.freeze([]);
+
 function coerceIntegers(values: Record<string, string>, integers: Set<string>): Record<string, unknown> {
+  // Nothing to coerce: the values themselves (they are this request's own object, never shared).
+  if (integers.size === 0) return values;
   const out: Record<string, unknown> = { ...values };
   for (const name of integers) {
     const value = values[name];
@@ -59,7 +68,7 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   return at;
 }
 
-function describe(issue: z.core.$ZodIssue, prefix: string[], value: unknown): Problem {
+function describe(issue: z.core.$ZodIssue, prefix: readonly string[], value: unknown): Problem {
   const path = [...prefix, ...issue.path.map(String)];
   const param = path.join('.') || undefined;
   const missing = issue.code !== 'unrecognized_keys' && issue.path.length > 0 && valueAt(value, issue.path) === undefined;
@@ -73,7 +82,7 @@ function describe(issue: z.core.$ZodIssue, prefix: string[], value: unknown): Pr
   return detail;
 }
 
-function check(schema: z.ZodType | undefined, value: unknown, prefix: string[], problems: Problem[]): unknown {
+function check(schema: z.ZodType | undefined, value: unknown, prefix: readonly string[], problems: Problem[]): unknown {
   if (!schema) return value;
   const result = schema.safeParse(value);
   if (result.success) return result.data;
@@ -101,19 +110,28 @@ const codeByParam: Record<string, { code: string; whenMissing: boolean }> = {
  */
 export function validateRequest(
   route: RouteSpec,
-  input: { path: Record<string, string>; query: URLSearchParams; headers: Record<string, string | undefined>; body: unknown },
+  input: {
+    path: Record<string, string>;
+    /** The query string without its `?` (`''` for none). */
+    search: string;
+    headers: Record<string, string | undefined>;
+    body: unknown;
+  },
 ): ValidatedInput {
-  const v = validatorsFor(route.operationId);
+  const v = validatorsFor(route);
   const problems: Problem[] = [];
   const query: Record<string, string> = {};
-  for (const [name, value] of input.query) query[name] = value;
-  if (!v.query) {
-    for (const name of Object.keys(query)) problems.push({ code: 'unrecognized_keys', message: `Unknown query parameter: ${name}.`, param: name });
+  if (input.search !== '') {
+    for (const [name, value] of new URLSearchParams(input.search)) query[name] = value;
+    if (!v.query) {
+      for (const name of Object.keys(query)) problems.push({ code: 'unrecognized_keys', message: `Unknown query parameter: ${name}.`, param: name });
+    }
   }
   const headers: Record<string, string> = {};
-  for (const name of route.headerParams) {
-    const value = input.headers[name.toLowerCase()];
-    if (value !== undefined) headers[name] = value;
+  const headerParams = route.headerParams;
+  for (let i = 0; i < headerParams.length; i++) {
+    const value = input.headers[v.headerNames[i]!];
+    if (value !== undefined) headers[headerParams[i]!] = value;
   }
   let body = input.body;
   if (route.hasBody && body === undefined) {
@@ -121,11 +139,12 @@ export function validateRequest(
     else body = {};
   }
   const validated: ValidatedInput = {
-    path: check(v.path, coerceIntegers(input.path, route.integerParams), [], problems) as Record<string, unknown>,
-    query: check(v.query, coerceIntegers(query, route.integerParams), [], problems) as Record<string, unknown>,
-    headers: check(v.headers, headers, [], problems) as Record<string, unknown>,
-    body: route.hasBody && body !== undefined ? check(v.body, body, [], problems) : undefined,
+    path: check(v.path, coerceIntegers(input.path, route.integerParams), NO_PREFIX, problems) as Record<string, unknown>,
+    query: check(v.query, coerceIntegers(query, route.integerParams), NO_PREFIX, problems) as Record<string, unknown>,
+    headers: check(v.headers, headers, NO_PREFIX, problems) as Record<string, unknown>,
+    body: route.hasBody && body !== undefined ? check(v.body, body, NO_PREFIX, problems) : undefined,
   };
+  if (problems.length === 0) return validated;
   // A write without its precondition is 428, not a malformed request; the engine answers it after
   // its 404 check, so the problem the generated validator reports is dropped here.
   const reported = headers['If-Match'] === undefined ? problems.filter((p) => p.param !== 'If-Match') : problems;
