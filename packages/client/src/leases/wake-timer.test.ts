@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { WakeTimer } from './wake-timer.js';
+import { WakeTimer, quantizeDelay } from './wake-timer.js';
 
 function fakeTimers() {
   let clock = 0;
@@ -53,5 +53,24 @@ describe('WakeTimer', () => {
     timer.wakeBy(10);
     timer.wakeBy(Infinity);
     expect(fake.pending.size).toBe(0);
+  });
+});
+
+describe('quantizeDelay', () => {
+  it.each([
+    [0, 0],
+    [99, 99],
+    [105, 100],
+    [999, 990],
+    [1_049, 1_000],
+    [9_999, 9_900],
+  ])('%i ms → %i ms (never later, few distinct values)', (delay, expected) => {
+    expect(quantizeDelay(delay)).toBe(expected);
+  });
+
+  it('leaves at most ~100 distinct delays for any jittered cadence between 1 s and 10 s', () => {
+    const seen = new Set<number>();
+    for (let delay = 1_000; delay < 10_000; delay += 7) seen.add(quantizeDelay(delay));
+    expect(seen.size).toBeLessThanOrEqual(90);
   });
 });

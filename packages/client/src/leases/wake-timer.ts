@@ -10,6 +10,17 @@ export const globalTimers: SchedulerTimers = {
 const MAX_TIMER_DELAY_MS = 2_147_483_647;
 
 /**
+ * Rounds a delay DOWN to 10 ms (from 100 ms) or 100 ms (from 1 s). Waking a little early is
+ * harmless — the owner checks what is due and re-arms — while every distinct delay costs Node a
+ * timer list that outlives the timer; jittered delays would otherwise leave thousands of them.
+ */
+export function quantizeDelay(delayMs: number): number {
+  if (delayMs >= 1000) return Math.floor(delayMs / 100) * 100;
+  if (delayMs >= 100) return Math.floor(delayMs / 10) * 10;
+  return delayMs;
+}
+
+/**
  * ONE re-armable, `unref`'d timer that wakes its owner at a monotonic time and says how late it
  * fired (the measure of an event-loop stall). Arming for a later time than the pending one keeps
  * the earlier wake-up: the owner re-arms after each wake.
@@ -38,9 +49,9 @@ export class WakeTimer {
     if (this.#handle !== undefined && this.#at <= at) return;
     this.clear();
     const now = this.#now();
-    const target = Math.max(at, now);
+    const delay = quantizeDelay(Math.min(MAX_TIMER_DELAY_MS, Math.ceil(Math.max(at, now) - now)));
+    const target = now + delay;
     this.#at = target;
-    const delay = Math.min(MAX_TIMER_DELAY_MS, Math.ceil(target - now));
     const handle = this.#timers.setTimeout(() => this.#fire(target), delay);
     (handle as { unref?: () => void } | null)?.unref?.();
     this.#handle = handle;
