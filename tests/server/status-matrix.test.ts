@@ -1121,6 +1121,44 @@ describe('test controls over HTTP (/_control)', () => {
     { operationId: 'loseControlLease', status: 404, code: 'route_not_found', title: 'control disabled', run: async () => (await off()).call('loseControlLease', { key: null, path: { claimId: 'clm_x' } }) },
   ];
 
+  // Body-taking controls refuse oversized and non-JSON bodies like every operation; the others
+  // refuse unknown query parameters.
+  const controlBodies: Record<string, { path?: Record<string, string>; json: unknown }> = {
+    advanceControlClock: { json: { ms: 1 } },
+    injectControlFault: { json: { times: 1 } },
+    cancelControlScope: { json: { spaceId: SPACE, scopeId: SCOPE } },
+    discardControlMessage: { json: { spool: 'billing', handle: 'hdl_00000000' } },
+    updateControlAccount: { path: { accountId: DEMO_ACCOUNT }, json: { suspended: true } },
+    updateControlCredential: { json: { apiKey: ADMIN } },
+  };
+  for (const [operationId, sample] of Object.entries(controlBodies)) {
+    controlCases.push(
+      {
+        operationId,
+        status: 413,
+        code: 'body_too_large',
+        title: 'a body over 1 MiB',
+        run: async (s) => (await s()).call(operationId, { key: null, path: sample.path, body: ONE_MIB_PLUS, headers: { 'Content-Type': 'application/json' } }),
+      },
+      {
+        operationId,
+        status: 415,
+        code: 'unsupported_media_type',
+        title: 'a body that is not JSON',
+        run: async (s) => (await s()).call(operationId, { key: null, path: sample.path, body: JSON.stringify(sample.json), headers: { 'Content-Type': 'text/plain' } }),
+      },
+    );
+  }
+  for (const operationId of ['getControlClock', 'clearControlFaults', 'simulatePrimaryChange']) {
+    controlCases.push({
+      operationId,
+      status: 400,
+      code: 'invalid_request',
+      title: 'an unknown query parameter',
+      run: async (s) => (await s()).call(operationId, { key: null, query: { verbose: 1 } }),
+    });
+  }
+
   it.each(controlCases.map((c) => [c.operationId, c.status, c.title, c] as const))('%s %i: %s', async (_id, status, _title, c) => {
     const answer = await c.run(start);
     if (status < 300) expectStatus(answer, status);

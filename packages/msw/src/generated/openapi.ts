@@ -909,7 +909,7 @@ export interface components {
              *     `claim_queued`, `claim_not_held`, `lease_expired`, `scope_cancelled`, `task_claimed`,
              *     `task_completed`, `claim_required`, `spool_exists`, `idempotency_key_reused`,
              *     `idempotency_in_flight`, `stale_token`, `etag_mismatch`, `if_match_required`,
-             *     `rate_limited`, `internal_error`, `service_unavailable`, `method_not_allowed` (405), and
+             *     `rate_limited`, `internal_error`, `service_unavailable`, `method_not_allowed` (405), `headers_too_large` (431, request headers over 16 KiB), and
              *     `clock_not_manual` (test controls only). A 403 without a code means the
              *     API key is blocked.
              * @example claim_held
@@ -3803,6 +3803,7 @@ export interface operations {
                     "application/json": components["schemas"]["ControlClock"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             default: components["responses"]["Default"];
         };
@@ -3845,6 +3846,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             default: components["responses"]["Default"];
         };
     };
@@ -3894,6 +3897,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             default: components["responses"]["Default"];
         };
     };
@@ -3923,6 +3928,7 @@ export interface operations {
                     "application/json": components["schemas"]["ControlResult"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             default: components["responses"]["Default"];
         };
@@ -3965,6 +3971,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             default: components["responses"]["Default"];
         };
     };
@@ -4006,6 +4014,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             default: components["responses"]["Default"];
         };
     };
@@ -4035,6 +4045,7 @@ export interface operations {
                     "application/json": components["schemas"]["ControlResult"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             default: components["responses"]["Default"];
         };
@@ -4081,6 +4092,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             default: components["responses"]["Default"];
         };
     };
@@ -4121,6 +4134,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             default: components["responses"]["Default"];
         };
     };

@@ -1,3 +1,4 @@
+import { answerClientError } from './client-error.js';
 import { createServer, IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MAX_BODY_BYTES, type PlainRequest, type PlainResponse } from '../http/plain.js';
@@ -133,6 +134,7 @@ export async function listenWith(answer: PlainAnswer, options: { port?: number; 
     (request as PlainIncomingMessage).serve(answer, response);
   });
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 4010, host, () => resolve());

@@ -2592,6 +2592,9 @@ export const openapiDocument: OpenApiDocument = {
               }
             }
           },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
@@ -2653,6 +2656,12 @@ export const openapiDocument: OpenApiDocument = {
           },
           "409": {
             "$ref": "#/components/responses/Conflict"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
           },
           "default": {
             "$ref": "#/components/responses/Default"
@@ -2719,6 +2728,12 @@ export const openapiDocument: OpenApiDocument = {
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
           "default": {
             "$ref": "#/components/responses/Default"
           }
@@ -2753,6 +2768,9 @@ export const openapiDocument: OpenApiDocument = {
                 }
               }
             }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
@@ -2814,6 +2832,12 @@ export const openapiDocument: OpenApiDocument = {
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
           "default": {
             "$ref": "#/components/responses/Default"
           }
@@ -2871,6 +2895,12 @@ export const openapiDocument: OpenApiDocument = {
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
           "default": {
             "$ref": "#/components/responses/Default"
           }
@@ -2907,6 +2937,9 @@ export const openapiDocument: OpenApiDocument = {
                 }
               }
             }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
@@ -2971,6 +3004,12 @@ export const openapiDocument: OpenApiDocument = {
           "404": {
             "$ref": "#/components/responses/NotFound"
           },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
           "default": {
             "$ref": "#/components/responses/Default"
           }
@@ -3026,6 +3065,12 @@ export const openapiDocument: OpenApiDocument = {
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
           },
           "default": {
             "$ref": "#/components/responses/Default"
@@ -3411,7 +3456,7 @@ export const openapiDocument: OpenApiDocument = {
           },
           "code": {
             "type": "string",
-            "description": "Machine-readable reason. Codes used by this API: `invalid_json`, `invalid_request`,\n`invalid_token`, `invalid_ttl`, `invalid_idempotency_key`, `invalid_if_match`,\n`body_too_large`, `unsupported_media_type`, `invalid_transition`, `missing_api_key`,\n`invalid_api_key`, `expired_api_key`, `account_suspended`, `permission_denied`,\n`plan_limit_exceeded`, `route_not_found`, `space_not_found`, `claim_not_found`,\n`task_not_found`, `spool_not_found`, `queue_not_found`, `message_not_found`, `claim_held`,\n`claim_queued`, `claim_not_held`, `lease_expired`, `scope_cancelled`, `task_claimed`,\n`task_completed`, `claim_required`, `spool_exists`, `idempotency_key_reused`,\n`idempotency_in_flight`, `stale_token`, `etag_mismatch`, `if_match_required`,\n`rate_limited`, `internal_error`, `service_unavailable`, `method_not_allowed` (405), and\n`clock_not_manual` (test controls only). A 403 without a code means the\nAPI key is blocked.\n",
+            "description": "Machine-readable reason. Codes used by this API: `invalid_json`, `invalid_request`,\n`invalid_token`, `invalid_ttl`, `invalid_idempotency_key`, `invalid_if_match`,\n`body_too_large`, `unsupported_media_type`, `invalid_transition`, `missing_api_key`,\n`invalid_api_key`, `expired_api_key`, `account_suspended`, `permission_denied`,\n`plan_limit_exceeded`, `route_not_found`, `space_not_found`, `claim_not_found`,\n`task_not_found`, `spool_not_found`, `queue_not_found`, `message_not_found`, `claim_held`,\n`claim_queued`, `claim_not_held`, `lease_expired`, `scope_cancelled`, `task_claimed`,\n`task_completed`, `claim_required`, `spool_exists`, `idempotency_key_reused`,\n`idempotency_in_flight`, `stale_token`, `etag_mismatch`, `if_match_required`,\n`rate_limited`, `internal_error`, `service_unavailable`, `method_not_allowed` (405), `headers_too_large` (431, request headers over 16 KiB), and\n`clock_not_manual` (test controls only). A 403 without a code means the\nAPI key is blocked.\n",
             "example": "claim_held"
           },
           "param": {

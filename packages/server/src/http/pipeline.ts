@@ -119,7 +119,8 @@ export class Pipeline {
 
   /** Routes, authorizes and applies faults; the answer is a promise only when a fault waits. */
   private run(request: PlainRequest): StoredAnswer | Promise<StoredAnswer> {
-    const url = request.url;
+    // An absolute-form target (`GET http://host/v1/...`), which HTTP/1.1 servers must accept.
+    const url = request.url.charCodeAt(0) === 47 /* / */ ? request.url : originFormOf(request.url);
     const queryAt = url.indexOf('?');
     const fullPath = queryAt === -1 ? url : url.slice(0, queryAt);
     const search = queryAt === -1 ? '' : url.slice(queryAt + 1);
@@ -331,6 +332,13 @@ function fingerprintOf(request: PlainRequest, path: string): string {
   combined.set(body);
   combined.set(suffix, body.length);
   return requestFingerprint(request.method, path, combined);
+}
+
+function originFormOf(target: string): string {
+  const match = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target);
+  if (!match) return target;
+  const rest = target.slice(match[0].length);
+  return rest === '' || rest[0] === '?' ? `/${rest}` : rest;
 }
 
 function faultCode(status: number): string | undefined {
