@@ -41,7 +41,7 @@ export type { HeartbeatResult } from './heartbeat-result.js';
 /** The batch heartbeat over a lease engine. */
 export { heartbeat, type HeartbeatParams } from './heartbeat.js';
 /** Space claims. */
-export { SpaceClaims } from './space-claims.js';
+export { CANCELLED_SCOPE_MS, SpaceClaims } from './space-claims.js';
 /** Space-claim inputs and lease bounds. */
 export {
   SPACE_LEASE_MAX_SECONDS,

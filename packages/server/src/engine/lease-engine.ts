@@ -55,6 +55,7 @@ export class LeaseEngine {
   readonly #byClaimId = new Map<string, LeaseRecord>();
   readonly #byCredential = new Map<string, Set<LeaseRecord>>();
   readonly #handlers = new Map<LeaseKind, LeaseKindHandler>();
+  readonly #sweepers: Array<(now: number) => void> = [];
   #fence = 0;
   #seq = 0;
 
@@ -74,6 +75,14 @@ export class LeaseEngine {
     this.#handlers.set(kind, handler);
   }
 
+  /**
+   * Run `sweep(now)` at the end of every `processExpirations`, after the leases due by `now`
+   * (services forget their own idle state there, from heaps of their own).
+   */
+  addSweeper(sweep: (now: number) => void): void {
+    this.#sweepers.push(sweep);
+  }
+
   /** The handler of `kind`. */
   handler(kind: LeaseKind): LeaseKindHandler {
     const handler = this.#handlers.get(kind);
@@ -90,14 +99,17 @@ export class LeaseEngine {
 
   /**
    * Expire every lease due by `now`, in due order and at its own expiry instant (so a waiter
-   * granted by an expiry is granted at that instant), and forget tombstones older than 10 min.
-   * Answers how many leases expired.
+   * granted by an expiry is granted at that instant), forget tombstones older than 10 min, then
+   * run the sweepers. Answers how many leases expired.
    */
   processExpirations(now: number = this.#clock.now()): number {
     let expired = 0;
     for (;;) {
       const lease = this.#heap.peek();
-      if (lease === undefined || lease.dueAt > now) return expired;
+      if (lease === undefined || lease.dueAt > now) {
+        for (const sweep of this.#sweepers) sweep(now);
+        return expired;
+      }
       if (!lease.live) {
         this.purge(lease);
       } else if (lease.expiresAt === null) {

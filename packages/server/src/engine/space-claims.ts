@@ -2,7 +2,8 @@ import { canSeeSpace, type Caller } from './credentials.js';
 import { EngineError } from './errors.js';
 import type { HeartbeatResult } from './heartbeat-result.js';
 import type { LeaseEngine, LeaseKindHandler } from './lease-engine.js';
-import type { LeaseRecord } from './lease-record.js';
+import { TOMBSTONE_MS, type LeaseRecord } from './lease-record.js';
+import { MinHeap } from './min-heap.js';
 import {
   claimView,
   releasedView,
@@ -13,12 +14,15 @@ import {
 } from './space-claim-views.js';
 import {
   createSpaceState,
-  dropIfIdle,
+  dropKey,
   indexScope,
+  isEmptySpace,
+  isFree,
   keyStateOf,
   leaveQueue,
   queueIndexOf,
   unindexScope,
+  type CancelledScope,
   type KeyState,
   type SpaceState,
 } from './space-state.js';
@@ -32,18 +36,33 @@ import {
   type ListParams,
 } from './space-claim-params.js';
 
+/** How long a cancelled run is remembered (acquires in it answer `scope_cancelled`): 24 hours. */
+export const CANCELLED_SCOPE_MS = 24 * 60 * 60 * 1000;
+
 /**
  * Space claims: exclusive leases on keys of (account, space), FIFO waiters, runs that can be
  * cancelled, and the last release of each key. Implements the `space` lease kind.
+ *
+ * Bounded memory: a free key that remembers a release is forgotten `TOMBSTONE_MS` (10 min) after
+ * it became free, a cancelled run `CANCELLED_SCOPE_MS` (24 h) after its cancellation, and a space
+ * as soon as it has no keys, no live runs and no cancelled runs. Both deadlines sit in min-heaps
+ * swept lazily at the end of the lease engine's `processExpirations`, so the cost grows with
+ * what is forgotten.
  */
 export class SpaceClaims implements LeaseKindHandler {
   readonly #leases: LeaseEngine;
   readonly #spaces = new Map<string, SpaceState>();
+  /** Free keys that remember a release, by when they are forgotten (lazy: re-checked when due). */
+  readonly #idleKeys = new MinHeap<KeyState>();
+  /** Cancelled runs, by when they are forgotten. */
+  readonly #cancelledScopes = new MinHeap<CancelledScope>();
+  #seq = 0;
 
   /** Space claims on top of the shared lease engine. */
   constructor(leases: LeaseEngine) {
     this.#leases = leases;
     leases.register('space', this);
+    leases.addSweeper((now) => this.#sweep(now));
   }
 
   /** Take `key`: held (201) when free, queued (202) when held and `wait`, else `claim_held`. */
@@ -60,7 +79,7 @@ export class SpaceClaims implements LeaseKindHandler {
     if (existing?.holder && params.wait !== true) {
       throw new EngineError('claim_held', 'The key is held by another claimant.', 'key');
     }
-    const state = existing ?? keyStateOf(space, key);
+    const state = existing ?? keyStateOf(space, key, ++this.#seq);
     const lease = this.#leases.create({
       kind: 'space',
       token: 'lht_',
@@ -148,6 +167,7 @@ export class SpaceClaims implements LeaseKindHandler {
       leaveQueue(state, lease);
     }
     unindexScope(state.space, lease);
+    this.#dropSpaceIfEmpty(state.space);
     return releasedView(lease);
   }
 
@@ -162,7 +182,7 @@ export class SpaceClaims implements LeaseKindHandler {
       spaceId: space.spaceId,
       scopeId,
       cancelled: true,
-      cancelledAt: space.cancelled.get(scopeId) as number,
+      cancelledAt: (space.cancelled.get(scopeId) as CancelledScope).cancelledAt,
       claimsLost,
     };
   }
@@ -170,7 +190,9 @@ export class SpaceClaims implements LeaseKindHandler {
   /** Cancel `scopeId` in `space` at `now` (idempotent); answers how many claims were lost. */
   cancelIn(space: SpaceState, scopeId: string, now: number): number {
     if (space.cancelled.has(scopeId)) return 0;
-    space.cancelled.set(scopeId, now);
+    const marker: CancelledScope = { space, scopeId, cancelledAt: now, dueAt: now + CANCELLED_SCOPE_MS, seq: ++this.#seq, heapIndex: -1 };
+    space.cancelled.set(scopeId, marker);
+    this.#cancelledScopes.push(marker);
     const live = [...(space.scopes.get(scopeId) ?? [])];
     space.scopes.delete(scopeId);
     // Waiters of the run leave first, so each freed key passes to a waiter of another run.
@@ -200,6 +222,7 @@ export class SpaceClaims implements LeaseKindHandler {
     unindexScope(state.space, lease);
     if (state.holder === lease) this.#passOn(state, at);
     else leaveQueue(state, lease);
+    this.#dropSpaceIfEmpty(state.space);
   }
 
   /** Lease-kind hook: heartbeat a held claim (extend) or a waiter (keep its place). */
@@ -222,7 +245,10 @@ export class SpaceClaims implements LeaseKindHandler {
     state.space.held.set(state.key, state);
   }
 
-  /** The key's holder is gone at `at`: grant the first waiter still waiting, or free the key. */
+  /**
+   * The key's holder is gone at `at`: grant the first waiter still waiting, or free the key —
+   * forgotten at once when it remembers no release, else 10 minutes from `at`.
+   */
   #passOn(state: KeyState, at: number): void {
     state.holder = null;
     for (let next = state.queue.shift(); next !== undefined; next = state.queue.shift()) {
@@ -235,7 +261,35 @@ export class SpaceClaims implements LeaseKindHandler {
       return;
     }
     state.space.held.delete(state.key);
-    dropIfIdle(state);
+    if (state.previousRelease === null) this.#forgetKey(state);
+    else this.#idleKeys.schedule(state, at + TOMBSTONE_MS);
+  }
+
+  /** Forget what is due by `now`: free keys past their 10 minutes, cancelled runs past 24 h. */
+  #sweep(now: number): void {
+    for (let state = this.#idleKeys.peek(); state !== undefined && state.dueAt <= now; state = this.#idleKeys.peek()) {
+      this.#idleKeys.remove(state);
+      // Taken again since it was scheduled: its next `#passOn` schedules it anew.
+      if (isFree(state)) this.#forgetKey(state);
+    }
+    for (let marker = this.#cancelledScopes.peek(); marker !== undefined && marker.dueAt <= now; marker = this.#cancelledScopes.peek()) {
+      this.#cancelledScopes.remove(marker);
+      if (marker.space.cancelled.get(marker.scopeId) === marker) marker.space.cancelled.delete(marker.scopeId);
+      this.#dropSpaceIfEmpty(marker.space);
+    }
+  }
+
+  /** Forget a free key (and its last release), then its space if nothing is left in it. */
+  #forgetKey(state: KeyState): void {
+    this.#idleKeys.remove(state);
+    if (dropKey(state)) this.#dropSpaceIfEmpty(state.space);
+  }
+
+  /** Forget a space that remembers nothing (tombstones of its leases keep working without it). */
+  #dropSpaceIfEmpty(space: SpaceState): void {
+    if (!isEmptySpace(space)) return;
+    const id = `${space.accountId}\n${space.spaceId}`;
+    if (this.#spaces.get(id) === space) this.#spaces.delete(id);
   }
 
   #space(caller: Caller, rawSpaceId: string, create: true): SpaceState;
