@@ -55,7 +55,8 @@ export class ClaimHandle {
    * Acquires (waiting its turn), runs `fn(lease)` while the batch heartbeat renews the lease,
    * then releases it — also when `fn` throws — and returns `fn`'s value. If the lease is lost
    * first, `lease.signal` aborts and this rejects with `LeaseLostError` (unless `fn` already
-   * returned). A failed release after success is logged, not thrown: the lease then expires.
+   * returned). A failed release after success is logged, not thrown: the client releases the
+   * lease once a heartbeat answer lists it again (else it expires).
    * @example
    * await claim.run(async (lease) => { await copy({ signal: lease.signal }); });
    */
@@ -69,7 +70,7 @@ export class ClaimHandle {
     const sentAt = this.#runtime.now(holderSession);
     const body = { key, scopeId: runId, holder, holderSession, leaseSeconds, wait };
     const response = await this.#runtime.claims.acquire(spaceId, body, pickCallOptions(options));
-    return adoptSpaceLease(this.#runtime, this.#address, response, sentAt);
+    return adoptSpaceLease(this.#runtime, this.#address, response, sentAt, options.operationId);
   }
 
   /** Resolves once the lease is held with a known fence. */
@@ -116,7 +117,7 @@ export class ClaimHandle {
       listen(lease.signal, () => finish(() => reject(lossOf(lease) ?? lease.error)));
       const giveUp = (source: AbortSignal) => (): void =>
         finish(() => {
-          void lease.release().catch((error: unknown) => this.#runtime.log.warn('Leaving the queue failed; the place lapses on its own.', { error: String(error) }));
+          void lease.release().catch((error: unknown) => this.#runtime.log.warn('Leaving the queue failed; it is retried once a heartbeat answer lists the place again, else the place lapses.', { error: String(error) }));
           reject(new AbortError('Stopped waiting for the key.', { cause: source.reason }));
         });
       if (signal) listen(signal, giveUp(signal));

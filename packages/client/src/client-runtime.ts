@@ -89,6 +89,22 @@ export class ClientRuntime {
     return this.#closed ? { maxRetries: 0, timeoutMs: CLOSING_RELEASE_TIMEOUT_MS } : {};
   }
 
+  /**
+   * Forgets the stored idempotency key of the operation that created a lease, once that lease
+   * ended (released, completed, lost): a restart DURING the lease replays its acquire (and gets
+   * the token back), while a later acquire under the same `operationId` is a new operation with a
+   * fresh key. Never throws (a failure is logged; the entry then expires after its ttl).
+   */
+  async forgetOperation(operationId: string | undefined): Promise<void> {
+    const store = this.config.idempotencyStore;
+    if (operationId === undefined || store === undefined) return;
+    try {
+      await store.delete(operationId);
+    } catch (error) {
+      this.log.warn(`Could not delete the stored idempotency key of operation ${operationId}; it expires after its ttl.`, { error: String(error) });
+    }
+  }
+
   /** The scheduler renewing the leases of `session` (the client's own unless a run names another). */
   scheduler(session: string = this.session): RenewalScheduler {
     let scheduler = this.#schedulers.get(session);

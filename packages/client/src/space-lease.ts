@@ -56,12 +56,13 @@ export function adoptSpaceLease(
   address: SpaceClaimAddress,
   response: LeaseholdResponse<Claim>,
   sentAt: number,
+  operationId?: string,
 ): SpaceLease {
   const row = response.data;
   const existing = runtime.tracked(row.claimId);
   if (existing instanceof SpaceLease) return existing;
   if (typeof row.token !== 'string') throw new LeaseholdError(`The acquire answer for claim ${row.claimId} carries no token.`);
-  const backend = new SpaceLeaseBackend(runtime, address.spaceId, address.key, address.leaseSeconds, row.token);
+  const backend = new SpaceLeaseBackend(runtime, address.spaceId, address.key, address.leaseSeconds, row.token, operationId);
   const queued = row.status === 'queued';
   const lease = new SpaceLease({
     claimId: row.claimId,
@@ -83,21 +84,26 @@ export function adoptSpaceLease(
   return runtime.track(lease, { durationMs, sentAt }, address.holderSession);
 }
 
-/** Renew and release of one space claim (only what they need is kept: it lives as long as the lease). */
+/**
+ * Renew and release of one space claim (only what they need is kept: it lives as long as the
+ * lease). When the claim ends, the stored key of its acquire's `operationId` is deleted.
+ */
 class SpaceLeaseBackend implements LeaseBackend {
   readonly #runtime: ClientRuntime;
   readonly #spaceId: string;
   readonly #key: string;
   readonly #leaseSeconds: number;
   readonly #token: string;
+  readonly #operationId: string | undefined;
 
   /** @internal */
-  constructor(runtime: ClientRuntime, spaceId: string, key: string, leaseSeconds: number, token: string) {
+  constructor(runtime: ClientRuntime, spaceId: string, key: string, leaseSeconds: number, token: string, operationId?: string) {
     this.#runtime = runtime;
     this.#spaceId = spaceId;
     this.#key = key;
     this.#leaseSeconds = leaseSeconds;
     this.#token = token;
+    this.#operationId = operationId;
   }
 
   async renew(): Promise<LeaseRenewal> {
@@ -107,11 +113,21 @@ class SpaceLeaseBackend implements LeaseBackend {
 
   async release(observation?: unknown): Promise<void> {
     const body = observation === undefined ? { token: this.#token } : { token: this.#token, observation };
-    await this.#runtime.claims.release(this.#spaceId, this.#key, body, this.#runtime.releaseOptions());
+    try {
+      await this.#runtime.claims.release(this.#spaceId, this.#key, body, this.#runtime.releaseOptions());
+    } finally {
+      await this.#runtime.forgetOperation(this.#operationId);
+    }
+  }
+
+  /** One release attempt (no retries) of a lease this client gave up on while the server still lists it. */
+  async releaseAbandoned(): Promise<void> {
+    await this.#runtime.claims.release(this.#spaceId, this.#key, { token: this.#token }, { maxRetries: 0 });
   }
 
   /** A run cancelled under this lease: the spec's safe cleanup, one best-effort release with the token. */
   lost(error: LeaseLostError): void {
+    void this.#runtime.forgetOperation(this.#operationId);
     if (error.reason === 'cancelled') void this.cleanup();
   }
 

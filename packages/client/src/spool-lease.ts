@@ -3,6 +3,7 @@ import { LeaseholdError } from './core/leasehold-error.js';
 import type { LeaseholdResponse } from './core/request-options.js';
 import { Lease, type LeaseInit } from './leases/lease.js';
 import type { LeaseBackend, LeaseRenewal } from './leases/lease-backend.js';
+import type { CallOptions } from './resources/call-options.js';
 import type { Message } from './wire-types.js';
 
 /** How a settled spool lease ends: ack deletes the message; nack returns it (after `delaySeconds`). */
@@ -56,13 +57,14 @@ export function adoptSpoolLease(
   address: { spool: string; queue: string },
   response: LeaseholdResponse<Message | undefined>,
   sentAt: number,
+  operationId?: string,
 ): SpoolLease {
   const message = response.data;
   const token = response.headers['spooler-lease'];
   if (message === undefined || token === undefined || typeof message.claimId !== 'string') {
     throw new LeaseholdError('The receive answer carries no message, Spooler-Lease or claimId.');
   }
-  const backend = new SpoolLeaseBackend(runtime, address.spool, token);
+  const backend = new SpoolLeaseBackend(runtime, address.spool, token, operationId);
   const durationMs = leaseDurationMs(response.headers);
   const lease = new SpoolLease({
     claimId: message.claimId,
@@ -93,19 +95,24 @@ function expiresAtOf(headers: Readonly<Record<string, string>>): number | null {
   return Number.isFinite(ms) ? ms : null;
 }
 
-/** Internal: renew (reset) and settle of one spool lease. */
+/**
+ * Internal: renew (reset) and settle of one spool lease. When the lease ends, the stored key of
+ * its receive's `operationId` is deleted (a later receive under that id is a new receive).
+ */
 export class SpoolLeaseBackend implements LeaseBackend {
   /** How `release()` settles: nack unless `ack()` chose otherwise. */
   settlement: SpoolSettlement = { kind: 'nack' };
   readonly #runtime: ClientRuntime;
   readonly #spool: string;
   readonly #token: string;
+  readonly #operationId: string | undefined;
 
   /** @internal */
-  constructor(runtime: ClientRuntime, spool: string, token: string) {
+  constructor(runtime: ClientRuntime, spool: string, token: string, operationId?: string) {
     this.#runtime = runtime;
     this.#spool = spool;
     this.#token = token;
+    this.#operationId = operationId;
   }
 
   async renew(): Promise<LeaseRenewal> {
@@ -115,7 +122,24 @@ export class SpoolLeaseBackend implements LeaseBackend {
   }
 
   async release(): Promise<void> {
-    const options = this.#runtime.releaseOptions();
+    try {
+      await this.#settle(this.#runtime.releaseOptions());
+    } finally {
+      await this.#runtime.forgetOperation(this.#operationId);
+    }
+  }
+
+  /** The lease is gone: its receive operation is over. */
+  lost(): void {
+    void this.#runtime.forgetOperation(this.#operationId);
+  }
+
+  /** One settle attempt (no retries) of a lease this client gave up on while the server still lists it. */
+  async releaseAbandoned(): Promise<void> {
+    await this.#settle({ maxRetries: 0 });
+  }
+
+  async #settle(options: CallOptions): Promise<void> {
     const settlement = this.settlement;
     if (settlement.kind === 'ack') await this.#runtime.spools.ack(this.#spool, this.#token, options);
     else await this.#runtime.spools.nack(this.#spool, this.#token, settlement.delaySeconds === undefined ? {} : { delaySeconds: settlement.delaySeconds }, options);

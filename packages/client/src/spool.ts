@@ -44,8 +44,12 @@ export class SpoolQueue {
   async receive(options: CallOptions = {}): Promise<SpoolLease | null> {
     const sentAt = this.#runtime.now();
     const response = await this.#runtime.spools.receive(this.spool, this.name, this.#runtime.session, pickCallOptions(options));
-    if (response.status === 204 || response.data === undefined) return null;
-    return adoptSpoolLease(this.#runtime, { spool: this.spool, queue: this.name }, response, sentAt);
+    if (response.status === 204 || response.data === undefined) {
+      // Nothing leased: the receive is over, a later receive under the same operationId is a new one.
+      await this.#runtime.forgetOperation(options.operationId);
+      return null;
+    }
+    return adoptSpoolLease(this.#runtime, { spool: this.spool, queue: this.name }, response, sentAt, options.operationId);
   }
 
   /**

@@ -44,12 +44,18 @@ export class TaskLease extends Lease {
 }
 
 /** Builds the lease for a claim answer and registers it, or returns the tracked lease with the same claimId. */
-export function adoptTaskLease(runtime: ClientRuntime, taskId: number, response: LeaseholdResponse<TaskClaim>, sentAt: number): TaskLease {
+export function adoptTaskLease(
+  runtime: ClientRuntime,
+  taskId: number,
+  response: LeaseholdResponse<TaskClaim>,
+  sentAt: number,
+  operationId?: string,
+): TaskLease {
   const claim = response.data;
   const existing = runtime.tracked(claim.claimId);
   if (existing instanceof TaskLease) return existing;
   if (typeof claim.token !== 'string') throw new LeaseholdError(`The claim answer for task ${taskId} carries no token.`);
-  const backend = new TaskLeaseBackend(runtime, taskId, claim.token);
+  const backend = new TaskLeaseBackend(runtime, taskId, claim.token, operationId);
   const expiresAt = Date.parse(claim.expiresUtc);
   const lease = new TaskLease({
     claimId: claim.claimId,
@@ -68,19 +74,25 @@ export function adoptTaskLease(runtime: ClientRuntime, taskId: number, response:
   return runtime.track(lease, { durationMs, sentAt });
 }
 
-/** Internal: renew and release of one task claim; both need the task's current ETag, read first. */
+/**
+ * Internal: renew and release of one task claim; both need the task's current ETag, read first.
+ * When the claim ends (released, completed, lost), the stored key of the claim's `operationId`
+ * is deleted, so a later claim under the same id is a new claim, not a replay of this one.
+ */
 export class TaskLeaseBackend implements LeaseBackend {
   /** Set once a write (complete) ended the claim on the server: release then calls nothing. */
   settled = false;
   readonly #runtime: ClientRuntime;
   readonly #taskId: number;
   readonly #token: string;
+  readonly #operationId: string | undefined;
 
   /** @internal */
-  constructor(runtime: ClientRuntime, taskId: number, token: string) {
+  constructor(runtime: ClientRuntime, taskId: number, token: string, operationId?: string) {
     this.#runtime = runtime;
     this.#taskId = taskId;
     this.#token = token;
+    this.#operationId = operationId;
   }
 
   async renew(): Promise<LeaseRenewal> {
@@ -90,9 +102,25 @@ export class TaskLeaseBackend implements LeaseBackend {
   }
 
   async release(): Promise<void> {
+    try {
+      if (this.settled) return;
+      const options = this.#runtime.releaseOptions();
+      await this.#withEtag((etag) => this.#runtime.tasks.releaseClaim(this.#taskId, { etag, token: this.#token }, options), options);
+    } finally {
+      await this.#runtime.forgetOperation(this.#operationId);
+    }
+  }
+
+  /** One release attempt (no retries) of a claim this client gave up on while the server still lists it. */
+  async releaseAbandoned(): Promise<void> {
     if (this.settled) return;
-    const options = this.#runtime.releaseOptions();
+    const options: CallOptions = { maxRetries: 0 };
     await this.#withEtag((etag) => this.#runtime.tasks.releaseClaim(this.#taskId, { etag, token: this.#token }, options), options);
+  }
+
+  /** The claim is gone: its claim operation is over. */
+  lost(): void {
+    void this.#runtime.forgetOperation(this.#operationId);
   }
 
   /** Reads the ETag and sends `write`; a 412 (the task changed in between) reads and sends once more. */

@@ -10,7 +10,11 @@ import type { CompleteTaskRequest, Task, TaskNote, UpdateTaskRequest } from './w
 
 /** Options of `lh.tasks.work()`. */
 export interface TaskWorkOptions<T = unknown> {
-  /** Names the claim in the idempotency store so a restarted worker replays it. Default `task:${taskId}:claim`. */
+  /**
+   * Names the claim in the idempotency store so a worker restarted DURING the claim replays it
+   * (and gets its token back). Default `task:${taskId}:claim`. Its stored key is deleted when the
+   * claim ends (completed, released or lost), so a later `work()` on the task claims afresh.
+   */
   operationId?: string | undefined;
   /** The least time a claim must have left (server clock) to start work. Default 30 000 ms. */
   minRemainingMs?: number | undefined;
@@ -113,7 +117,7 @@ export async function workOnTask<T>(
     try {
       await lease.release();
     } catch (error) {
-      runtime.log.warn('Releasing the task claim failed; it expires on its own.', { taskId, error: String(error) });
+      runtime.log.warn('Releasing the task claim failed; it is released once a heartbeat answer lists it again, else it expires.', { taskId, error: String(error) });
     }
   };
 

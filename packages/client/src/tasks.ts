@@ -79,12 +79,13 @@ export class Tasks {
 
   /**
    * Claims a task for 15 minutes (sending the client's session) and registers the claim with
-   * the batch heartbeat. Pass an `operationId` so a retry after a crash replays the same claim.
+   * the batch heartbeat. Pass an `operationId` so a retry after a crash replays the same claim;
+   * its stored key is deleted once this claim's lease ends (a later claim under it is new).
    */
   async claim(taskId: number, options: { etag: string } & CallOptions): Promise<ClaimedTask> {
     const sentAt = this.#runtime.now();
     const response = await this.#runtime.tasks.claim(taskId, { etag: options.etag, session: this.#runtime.session }, pickCallOptions(options));
-    return { lease: adoptTaskLease(this.#runtime, taskId, response, sentAt), etag: etagOf(response), response };
+    return { lease: adoptTaskLease(this.#runtime, taskId, response, sentAt, options.operationId), etag: etagOf(response), response };
   }
 
   /** Renews a claim by token (raw; the batch heartbeat already renews claims of this client). */
@@ -107,8 +108,8 @@ export class Tasks {
 
   /**
    * The safe worker loop: read the task and its ETag; claim it with If-Match and a persisted
-   * key (`operationId`, default `task:${taskId}:claim`, so a restarted worker replays its
-   * claim); refuse a claim with under 30 s left; PATCH `InProgress`; run `fn(ctx)` while the
+   * key (`operationId`, default `task:${taskId}:claim`, so a worker restarted during the claim
+   * replays it; the key is deleted once the claim ends, so a later `work()` claims afresh); refuse a claim with under 30 s left; PATCH `InProgress`; run `fn(ctx)` while the
    * batch heartbeat renews the claim; then complete the task (with `fn`'s value as `result`
    * when it is JSON), which releases the claim. If `fn` throws, the claim is released (the task
    * stays for another worker) and the error rethrown; if the claim is lost, `ctx.lease.signal`

@@ -3,8 +3,13 @@ export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Durable memory of the `Idempotency-Key` of each logical operation, so that a retry after a
- * crash and restart sends the same key. The request function writes the key before sending and
- * deletes it only after a definitive answer.
+ * crash and restart sends the same key. The request function writes the key before sending;
+ * after a success (2xx) the entry stays until its ttl (24 h, like the server's record), so the
+ * same `operationId` replays the first answer (`Idempotent-Replayed: true`) even when the caller
+ * crashed before recording it; after a definitive refusal (a non-retryable 4xx) it is deleted,
+ * so a corrected retry gets a fresh key. An `operationId` therefore names ONE logical operation:
+ * use a new one for a new operation. The SDK deletes the entry of an acquire, claim or receive
+ * once the lease it created ends (a later one under the same id is a new lease).
  * @example
  * const store = new FileIdempotencyStore({ directory: '.leasehold/idempotency' });
  * await client.tasks.claim(42, { etag, operationId: 'claim-task-42-run-7' });

@@ -6,10 +6,13 @@ import type { Logger } from './logger.js';
 import type { RequestConfig, RequestOptions } from './request-options.js';
 import type { RetryPolicy } from './retry-policy.js';
 
-/** The key a call sends, and how to forget it once the answer is definitive. */
+/**
+ * The key a call sends, and how to forget it after a definitive refusal. A success keeps the
+ * stored key until its ttl, so the same `operationId` replays the first answer.
+ */
 export interface ResolvedIdempotencyKey {
   key: string | undefined;
-  /** Deletes the stored key (only when the call has an `operationId` and a store); never throws. */
+  /** Deletes the stored key (only when the call has an `operationId` and a store); never throws. Used after a definitive 4xx. */
   forget?: () => Promise<void>;
 }
 

@@ -94,7 +94,8 @@ export async function request<T = unknown>(config: RequestConfig, options: Reque
       const token = (data as { token?: unknown } | undefined)?.token;
       if (typeof token === 'string') redactor.add(token);
       if (logging) log.debug(`${method} ${path} → ${response.status} in ${Math.round(durationMs)} ms`, { requestId, attempt });
-      if (idem.forget) await idem.forget();
+      // A definitive success keeps the stored key until its ttl (like the server's record): the
+      // same operationId then replays this answer, even after a crash before the caller recorded it.
       return {
         status: response.status,
         headers: response.headers,

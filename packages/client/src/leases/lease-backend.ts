@@ -22,4 +22,10 @@ export interface LeaseBackend {
    * its `lost` listeners run. A throw goes where listener errors go. @internal
    */
   lost?(error: LeaseLostError): void;
+  /**
+   * Internal: ONE release attempt (no retries) of a lease this client gave up on (lost to its
+   * local deadline, or whose release failed) while the server still reports it held or queued.
+   * Without it the scheduler calls `release()`. @internal
+   */
+  releaseAbandoned?(): Promise<void>;
 }

@@ -13,8 +13,8 @@ export interface LeaseHooks {
   changed(lease: Lease): void;
   /** The lease was lost (never called for a release). */
   lost(lease: Lease, reason: LeaseLostReason): void;
-  /** The lease was released by its holder: stop renewing it now. */
-  released(lease: Lease): void;
+  /** The lease was released by its holder: stop renewing it now. `done` settles with the server's answer. */
+  released(lease: Lease, done: Promise<void>): void;
 }
 
 /**
@@ -40,6 +40,8 @@ export interface LeaseControl extends LeaseDeadline {
   atRisk(now: number): void;
   /** Aborts the lease as lost with `reason` (no-op when already lost or released). */
   lose(reason: LeaseLostReason, cause?: unknown): void;
+  /** One best-effort release (no retries) of a lease the client gave up on; rejects with the API error. */
+  releaseAbandoned(): Promise<void>;
 }
 
 /** Which path renewed a lease. */

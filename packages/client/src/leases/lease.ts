@@ -46,6 +46,13 @@ export interface LeaseInit {
  * One handle for a space-claim, task-claim or spool lease. Its `signal` aborts, with a
  * {@link LeaseLostError} as reason, the moment the lease can no longer be trusted; pass it to
  * the work the lease guards. A `RenewalScheduler` renews it through the batch heartbeat.
+ *
+ * The batch heartbeat renews EVERY lease of the session on the server, so a lease the client
+ * gives up on — lost to its local deadline (a stall, failed heartbeats), or whose release
+ * failed — would stay alive. The scheduler therefore remembers it (for up to 10 minutes) and,
+ * as soon as a heartbeat answer still lists it as held or queued, sends ONE best-effort release
+ * with its token (no retries; a 404/409/410 or a `lost` ack ends the watch; another failure is
+ * tried again at the next answer). Such a lease is released as soon as the server answers again.
  * @example
  * await using lease = await client.claims.acquire(spaceId, key, { scopeId, holder });
  * await doWork({ signal: lease.signal, fence: lease.fence });
@@ -197,7 +204,10 @@ export class Lease implements AsyncDisposable {
   /**
    * Releases the lease: renewals stop at once (a heartbeat already in flight cannot resurrect
    * it), the signal aborts with reason `released`, then the server is told. Idempotent: every
-   * call returns the first call's promise. A lease already lost is not sent to the server.
+   * call returns the first call's promise. A lease already lost is not sent to the server (and
+   * a failed release is not retried here). The lease's renewing scheduler, though, releases a
+   * lease whose release failed (or that was lost to its local deadline) once a heartbeat answer
+   * shows the server still holds it: see the class notes.
    */
   release(observation?: unknown): Promise<void> {
     if (this.#release) return this.#release;
@@ -205,14 +215,14 @@ export class Lease implements AsyncDisposable {
     this.#hooks = undefined;
     if (this.#error) {
       this.#release = Promise.resolve();
-      hooks?.released(this);
+      hooks?.released(this, this.#release);
       return this.#release;
     }
     this.#status = 'released';
     const error = new LeaseLostError('released', this.claimId);
     this.#error = error;
     this.#release = this.#callRelease(observation);
-    hooks?.released(this);
+    hooks?.released(this, this.#release);
     this.#abort?.abort(error);
     return this.#release;
   }
@@ -347,6 +357,11 @@ export class Lease implements AsyncDisposable {
 
     lose(reason: LeaseLostReason, cause?: unknown): void {
       this.#lease.#loseFor(reason, cause);
+    }
+
+    async releaseAbandoned(): Promise<void> {
+      const backend = this.#lease.#backend;
+      await (backend.releaseAbandoned ? backend.releaseAbandoned() : backend.release());
     }
   };
 }

@@ -19,6 +19,24 @@ import { isTransientHeartbeatError, retryAfterMsOf, statusOf } from './transient
 import { TypedEmitter, type Listener } from './typed-emitter.js';
 import { globalTimers, WakeTimer } from './wake-timer.js';
 
+/** How long a lease this client gave up on is watched for in heartbeat answers (then forgotten). */
+export const ABANDONED_LEASE_WATCH_MS = 10 * 60_000;
+
+/** A lease the client gave up on while the server may still hold it (the batch heartbeat would renew it). */
+interface AbandonedLease {
+  lease: Lease;
+  /** When to stop watching for it (monotonic ms). */
+  until: number;
+  /** A release of it is in flight. */
+  sending: boolean;
+}
+
+/** Answers to a release that say the lease is gone on the server: nothing left to release. */
+function saysGone(error: unknown): boolean {
+  const status = statusOf(error);
+  return status === 404 || status === 409 || status === 410;
+}
+
 /**
  * Renews every registered lease with ONE batch heartbeat per cadence, on ONE `unref`'d timer,
  * with at most one heartbeat in flight — whether it holds 1 lease or 10 000. Deadlines live on
@@ -45,6 +63,8 @@ export class RenewalScheduler {
   readonly #hooks: LeaseHooks;
   readonly #leases = new LeaseRegistry();
   readonly #stats = emptyRenewalStats();
+  /** Leases given up on (local deadline passed, or release failed) that a heartbeat may still list: released when it does. */
+  readonly #abandoned = new Map<string, AbandonedLease>();
   readonly #timer: WakeTimer;
   #nextHeartbeatAt = Infinity;
   #flight: HeartbeatFlight | undefined;
@@ -80,8 +100,15 @@ export class RenewalScheduler {
         if (reason !== 'released') this.#stats.lost[reason] += 1;
         this.#log('warn', 'Lease lost; its signal is aborted.', { claimId: lease.claimId, reason });
         this.#forget(lease);
+        // Lost only locally: the server may still hold it, and this session's heartbeats renew it.
+        if (reason === 'deadline') this.#abandon(lease);
       },
-      released: (lease) => void this.#forget(lease),
+      released: (lease, done) => {
+        this.#forget(lease);
+        done.catch((error: unknown) => {
+          if (!saysGone(error)) this.#abandon(lease);
+        });
+      },
     };
   }
 
@@ -108,6 +135,8 @@ export class RenewalScheduler {
       throw new Error(`Another lease with claimId ${lease.claimId} is already registered.`);
     }
     if (existing === undefined) {
+      // The same claim adopted again (a replayed acquire): no longer abandoned.
+      this.#abandoned.delete(lease.claimId);
       if (control.hooks !== undefined && control.hooks !== this.#hooks) {
         throw new Error(`Lease ${lease.claimId} is registered with another scheduler.`);
       }
@@ -145,6 +174,7 @@ export class RenewalScheduler {
     if (this.#closing) return this.#closing;
     const leases = this.#leases.drain();
     for (const lease of leases) lease[leaseControl].attach(undefined);
+    this.#abandoned.clear();
     this.#idle();
     this.#closing = options.releaseLeases ? this.#releaseAll(leases) : Promise.resolve();
     return this.#closing;
@@ -264,6 +294,7 @@ export class RenewalScheduler {
       stopped: () => this.#closing !== undefined,
     });
     if (applied.stopped) return;
+    this.#releaseAbandoned(response.results, now);
     const factor = this.#jitterFactor();
     const scan = this.#leases.scan(now, { atRisk: true, missingFrom: flight, factor });
     const idleDue = flight.sentAt + factor * this.#idleCadenceMs();
@@ -276,6 +307,50 @@ export class RenewalScheduler {
       lost: applied.lost + scan.lost,
       roundTripMs: now - flight.sentAt,
     });
+  }
+
+  /** Remembers a lease given up on, so the next heartbeat answer that still lists it triggers a release. */
+  #abandon(lease: Lease): void {
+    if (this.#closing) return;
+    this.#abandoned.set(lease.claimId, { lease, until: this.now() + ABANDONED_LEASE_WATCH_MS, sending: false });
+  }
+
+  /**
+   * The batch heartbeat renews every lease of the session, also those this client gave up on:
+   * each one an answer still lists as held or queued gets ONE best-effort release with its token
+   * (no retries). A `lost` ack, or a release answered 404/409/410, forgets it; other errors leave
+   * it for the next answer; entries are dropped after {@link ABANDONED_LEASE_WATCH_MS}.
+   */
+  #releaseAbandoned(results: HeartbeatResponse['results'], now: number): void {
+    if (this.#abandoned.size === 0) return;
+    for (const [claimId, entry] of this.#abandoned) if (now >= entry.until) this.#abandoned.delete(claimId);
+    for (const result of results) {
+      const entry = this.#abandoned.get(result.claimId);
+      if (entry === undefined) continue;
+      if (result.status === 'lost') {
+        this.#abandoned.delete(result.claimId);
+        continue;
+      }
+      if ((result.status !== 'held' && result.status !== 'queued') || entry.sending) continue;
+      entry.sending = true;
+      const drop = (): void => {
+        if (this.#abandoned.get(result.claimId) === entry) this.#abandoned.delete(result.claimId);
+      };
+      entry.lease[leaseControl].releaseAbandoned().then(
+        () => {
+          this.#log('info', 'Released a lease this client had given up on.', { claimId: result.claimId });
+          drop();
+        },
+        (error: unknown) => {
+          entry.sending = false;
+          if (saysGone(error)) return drop();
+          this.#log('warn', 'Releasing a lease this client gave up on failed; retried at the next heartbeat.', {
+            claimId: result.claimId,
+            status: statusOf(error),
+          });
+        },
+      );
+    }
   }
 
   #failed(error: unknown, now: number): void {

@@ -64,13 +64,17 @@ describe('quantizeDelay', () => {
     [999, 990],
     [1_049, 1_000],
     [9_999, 9_900],
+    [297_123, 290_000],
   ])('%i ms → %i ms (never later, few distinct values)', (delay, expected) => {
     expect(quantizeDelay(delay)).toBe(expected);
   });
 
-  it('leaves at most ~100 distinct delays for any jittered cadence between 1 s and 10 s', () => {
+  it('leaves at most 90 distinct delays per decade, e.g. a task claim cadence of 5 min ± 10%', () => {
     const seen = new Set<number>();
     for (let delay = 1_000; delay < 10_000; delay += 7) seen.add(quantizeDelay(delay));
     expect(seen.size).toBeLessThanOrEqual(90);
+    const taskCadences = new Set<number>();
+    for (let delay = 270_000; delay <= 330_000; delay += 13) taskCadences.add(quantizeDelay(delay));
+    expect(taskCadences.size).toBeLessThanOrEqual(7);
   });
 });

@@ -10,14 +10,15 @@ export const globalTimers: SchedulerTimers = {
 const MAX_TIMER_DELAY_MS = 2_147_483_647;
 
 /**
- * Rounds a delay DOWN to 10 ms (from 100 ms) or 100 ms (from 1 s). Waking a little early is
- * harmless — the owner checks what is due and re-arms — while every distinct delay costs Node a
- * timer list that outlives the timer; jittered delays would otherwise leave thousands of them.
+ * Rounds a delay DOWN to two significant digits (1,234 ms → 1,200; 297,000 → 290,000). Waking a
+ * little early is harmless — the owner checks what is due and re-arms — while every distinct
+ * delay costs Node a timer list that outlives the timer; jittered delays would otherwise leave
+ * thousands of them. At most 90 distinct delays per decade.
  */
 export function quantizeDelay(delayMs: number): number {
-  if (delayMs >= 1000) return Math.floor(delayMs / 100) * 100;
-  if (delayMs >= 100) return Math.floor(delayMs / 10) * 10;
-  return delayMs;
+  if (delayMs < 100) return delayMs;
+  const step = 10 ** (Math.floor(Math.log10(delayMs)) - 1);
+  return Math.floor(delayMs / step) * step;
 }
 
 /**
