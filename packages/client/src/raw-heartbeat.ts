@@ -32,7 +32,8 @@ export function ttlSeconds(ttl: Ttl): number | undefined {
 /**
  * `lh.heartbeat()`: one raw batch heartbeat for the client's session. Its answer also updates
  * this client's leases (deadlines counted from when it was sent, `lost` aborts), so a `ttl`
- * shorter than the scheduler's never leaves a lease believed longer than the server keeps it.
+ * shorter than the scheduler's never leaves a lease believed longer than the server keeps it;
+ * a lease the client gave up on that it still shows held is released, as after the scheduler's own.
  */
 export async function sendRawHeartbeat(runtime: ClientRuntime, options: HeartbeatOptions): Promise<HeartbeatResponse> {
   const { ttl, details, claimId } = options;
@@ -54,5 +55,6 @@ export async function sendRawHeartbeat(runtime: ClientRuntime, options: Heartbea
       control.hooks?.changed(lease);
     }
   }
+  runtime.scheduler().releaseAbandonedIn(data.results);
   return data;
 }

@@ -79,3 +79,20 @@ describe('leases the client gave up on', () => {
     await scheduler.close();
   });
 });
+
+describe('answers obtained outside the scheduler', () => {
+  it('releaseAbandonedIn releases an abandoned lease that a raw heartbeat answer lists held', async () => {
+    const { scheduler, heartbeat, acquire } = setup();
+    const { lease: short, backend } = acquire({}, 3_000);
+    acquire({}, 60_000);
+    heartbeat.failWith(apiError(503));
+    await vi.advanceTimersByTimeAsync(4_000);
+    expect(short.error?.reason).toBe('deadline');
+    scheduler.releaseAbandonedIn([{ claimId: short.claimId, status: 'held', expiresAt: 0 }]);
+    await nextTurn();
+    expect(backend.releaseCalls).toHaveLength(1);
+    scheduler.releaseAbandonedIn([{ claimId: short.claimId, status: 'held', expiresAt: 0 }]);
+    await nextTurn();
+    expect(backend.releaseCalls).toHaveLength(1);
+  });
+});

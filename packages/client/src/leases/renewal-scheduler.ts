@@ -282,6 +282,15 @@ export class RenewalScheduler {
     this.#onSettled(flight, () => this.#applyAnswer(flight, response));
   }
 
+  /**
+   * Releases the abandoned leases that a heartbeat answer obtained elsewhere (the raw
+   * `lh.heartbeat()`) still shows held or queued, as the scheduler's own answers do.
+   * @internal
+   */
+  releaseAbandonedIn(results: HeartbeatResponse['results']): void {
+    this.#releaseAbandoned(results, this.now());
+  }
+
   #applyAnswer(flight: HeartbeatFlight, response: HeartbeatResponse): void {
     const now = this.now();
     this.#failures = 0;
