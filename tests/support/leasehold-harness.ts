@@ -31,6 +31,7 @@ export const ERROR_TYPE_BY_STATUS: Readonly<Record<number, string>> = {
   402: 'payment_required_error',
   403: 'permission_error',
   404: 'not_found_error',
+  405: 'invalid_request_error',
   409: 'conflict_error',
   410: 'gone_error',
   412: 'precondition_error',

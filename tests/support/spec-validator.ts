@@ -79,17 +79,19 @@ const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true 
 // ajv-formats is CommonJS: its function is the module itself and also its `default` member.
 addFormatsModule.default(ajv);
 ajv.addSchema({ ...bundledSpec, $id: 'leasehold' } as object);
-const cache = new Map<unknown, ValidateFunction>();
+/** Compiled validators by the schema's JSON, so equal schemas built per call compile once. */
+const cache = new Map<string, ValidateFunction>();
 
-function compile(schema: unknown): ValidateFunction {
-  const rebased = JSON.parse(JSON.stringify(schema).replace(/"#\//g, '"leasehold#/')) as object;
+function compile(text: string): ValidateFunction {
+  const rebased = JSON.parse(text.replace(/"#\//g, '"leasehold#/')) as object;
   const validate: ValidateFunction = ajv.compile(rebased);
-  cache.set(schema, validate);
+  cache.set(text, validate);
   return validate;
 }
 
 /** Validates `value` against a schema of the bundled spec (inline or `$ref`); returns the errors, empty when valid. */
 export function schemaErrors(schema: unknown, value: unknown): string[] {
-  const validate = cache.get(schema) ?? compile(schema);
+  const text = JSON.stringify(schema);
+  const validate = cache.get(text) ?? compile(text);
   return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
 }
