@@ -71,7 +71,6 @@ const zod = await generateZod(bundlePath);
 const outputs = {
   'spec/dist/openapi.json': bundle,
   'packages/client/src/generated/openapi.ts': types,
-  'packages/client/src/generated/zod.ts': zod,
   'packages/server/src/generated/openapi.ts': types,
   'packages/server/src/generated/zod.ts': zod,
   'packages/server/src/generated/openapi-document.ts': documentModule(bundle),
