@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Regenerates every build output of the spec: the bundled document, TypeScript types and zod
-// validators for client and server. With --check, generates into a scratch directory and
-// fails when anything differs from what is committed.
+// Regenerates every build output of the spec: the bundled document, TypeScript types for client,
+// server and msw, and the server's zod validators. With --check, generates into a scratch
+// directory and fails when anything differs from what is committed.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

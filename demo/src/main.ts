@@ -12,7 +12,7 @@ import type { WorkerConfig } from './protocol.js';
 import { seedWorkload } from './seed.js';
 import { summarize } from './summary.js';
 
-const USAGE = `Usage: pnpm demo [--url URL --api-key KEY] [--workers 8] [--tasks 200] [--messages 500] [--keys 50] [--no-faults] [--timeout 180]
+const USAGE = `Usage: pnpm demo [--url URL --api-key KEY] [--workers 8] [--tasks 200] [--messages 500] [--keys 50] [--no-faults] [--stall-ms 12000] [--timeout 180]
 
 Without --url the reference server runs in this process (real clock). With --url the fleet
 works against that server; faults need it to be started with --control.`;
@@ -26,6 +26,7 @@ const { values } = parseArgs({
     messages: { type: 'string', default: '500' },
     keys: { type: 'string', default: '50' },
     'no-faults': { type: 'boolean', default: false },
+    'stall-ms': { type: 'string', default: '12000' },
     timeout: { type: 'string', default: '180' },
     help: { type: 'boolean', default: false },
   },
@@ -47,7 +48,7 @@ const sizes = { tasks: count('tasks', values.tasks, 0), messages: count('message
 const timeoutMs = count('timeout', values.timeout, 1) * 1000;
 const HEARTBEAT_TTL_SECONDS = 6;
 const QUEUE_LEASE_SECONDS = 8;
-const STALL_MS = 12_000;
+const STALL_MS = count('stall-ms', values['stall-ms'], 0);
 
 async function main(): Promise<number> {
   let baseUrl = values.url?.replace(/\/+$/, '');

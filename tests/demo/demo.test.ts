@@ -21,6 +21,22 @@ describe('pnpm demo', () => {
     expect(stdout).toContain('OK: nothing was done twice and nothing was lost.');
   }, 120_000);
 
+  it('survives every fault of the timeline (503 burst, 429, a stalled worker, a primary change) with a clean audit', async () => {
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'demo/src/main.ts', '--workers', '3', '--tasks', '40', '--messages', '60', '--keys', '6', '--stall-ms', '7000'],
+      { cwd: root, timeout: 110_000 },
+    );
+    for (const fault of ['burst of 503s', '429 with Retry-After', "one worker's event loop stalls for 7 s", 'primary change']) {
+      expect(stdout).toContain(`Faults injected: `);
+      expect(stdout.split('Faults injected: ')[1]).toContain(fault);
+    }
+    expect(stdout).toMatch(/tasks \(lh\.tasks\.work\)\s+40\/40 once, 0 twice, 0 not done/);
+    expect(stdout).toMatch(/messages \(consume\)\s+60\/60 once, 0 twice, 0 not done/);
+    expect(stdout).toMatch(/keys \(claim\.run\)\s+6\/6 once, 0 twice, 0 not done/);
+    expect(stdout).toContain('OK: nothing was done twice and nothing was lost.');
+  }, 120_000);
+
   it('refuses bad sizes with the usage and exit code 2', async () => {
     const failure = await run(process.execPath, ['--import', 'tsx', 'demo/src/main.ts', '--workers', 'zero'], { cwd: root }).catch(
       (error: { code: number; stderr: string }) => error,
