@@ -44,6 +44,10 @@ export function summarize(input: {
     if (tally.missing.length > 0) lines.push(`    NOT DONE: ${tally.missing.slice(0, 10).join(', ')}${tally.missing.length > 10 ? ', …' : ''}`);
     if (tally.duplicates.length > 0 || tally.missing.length > 0) ok = false;
   }
+  lines.push('  stale writes rejected: writes by a worker whose lease had already passed to another, refused by the');
+  lines.push('    guarded resource because their fence was older than one it had seen (the fence check working).');
+  lines.push('  finished work found on reconcile: a new holder found the effect already recorded by a holder whose');
+  lines.push('    lease was lost after it wrote, and skipped it instead of doing it twice.');
 
   const detection: Record<string, number> = {};
   let heartbeats = 0;

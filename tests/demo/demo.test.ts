@@ -18,6 +18,9 @@ describe('pnpm demo', () => {
     expect(stdout).toMatch(/messages \(consume\)\s+6\/6 once, 0 twice, 0 not done/);
     expect(stdout).toMatch(/keys \(claim\.run\)\s+2\/2 once, 0 twice, 0 not done/);
     expect(stdout).toMatch(/Latency per attempt: p50 [\d.]+ ms, p99 [\d.]+ ms/);
+    // The audit explains its two fence counters in the summary itself.
+    expect(stdout).toMatch(/stale writes rejected: writes by a worker whose lease had already passed to another/);
+    expect(stdout).toMatch(/finished work found on reconcile: a new holder found the effect already recorded/);
     expect(stdout).toContain('OK: nothing was done twice and nothing was lost.');
   }, 120_000);
 
