@@ -152,15 +152,17 @@ export function sqlSpools(unit: UnitContext): SpoolOperations {
       const queue = await queueOf(params.credential, params.spool, params.queue);
       const now = queue.now;
       const picked = await tx.query<{ message_id: number; old_lease: number | null }>(
-        `SELECT message_id, lease_id AS old_lease FROM (
-           (SELECT message_id, lease_id FROM leasehold.messages
-             WHERE queue_id = $1 AND lease_id IS NULL AND visible_at <= $2
-             ORDER BY message_id LIMIT 1 FOR UPDATE SKIP LOCKED)
-           UNION ALL
-           (SELECT message_id, lease_id FROM leasehold.messages
-             WHERE queue_id = $1 AND lease_id IS NOT NULL AND lease_expires_at <= $2
-             ORDER BY message_id LIMIT 1 FOR UPDATE SKIP LOCKED)
-         ) candidates ORDER BY message_id LIMIT 1`,
+        `WITH ready AS (
+           SELECT message_id, lease_id FROM leasehold.messages
+            WHERE queue_id = $1 AND lease_id IS NULL AND visible_at <= $2
+            ORDER BY message_id LIMIT 1 FOR UPDATE SKIP LOCKED
+         ), expired AS (
+           SELECT message_id, lease_id FROM leasehold.messages
+            WHERE queue_id = $1 AND lease_id IS NOT NULL AND lease_expires_at <= $2
+            ORDER BY message_id LIMIT 1 FOR UPDATE SKIP LOCKED
+         )
+         SELECT message_id, lease_id AS old_lease FROM (SELECT * FROM ready UNION ALL SELECT * FROM expired) candidates
+          ORDER BY message_id LIMIT 1`,
         [queue.queueId, now],
       );
       const pick = picked.rows[0];
