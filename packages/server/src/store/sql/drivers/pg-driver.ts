@@ -75,7 +75,11 @@ export function createPgDriver(options: PgDriverOptions): SqlDriver {
     query: (text, params) => run(pool, text, params),
     async transaction<T>(fn: (tx: SqlSession) => Promise<T>): Promise<T> {
       const client = await pool.connect();
+      // A checked-out connection that dies between statements (the database restarted, an
+      // idle-in-transaction timeout) reports it here; its next statement fails, and it is destroyed.
       let broken: unknown;
+      const onError = (error: unknown) => (broken = error);
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const tx: SqlSession = { query: (text, params) => run(client, text, params) };
@@ -83,19 +87,31 @@ export function createPgDriver(options: PgDriverOptions): SqlDriver {
         await client.query('COMMIT');
         return value;
       } catch (error) {
-        broken = await client.query('ROLLBACK').then(
-          () => undefined,
-          (rollbackError: unknown) => rollbackError,
-        );
+        if (broken === undefined) {
+          broken = await client.query('ROLLBACK').then(
+            () => undefined,
+            (rollbackError: unknown) => rollbackError,
+          );
+        }
         throw error;
       } finally {
-        // A connection whose ROLLBACK failed is in an unknown state: destroy it.
-        client.release(broken instanceof Error ? broken : undefined);
+        client.removeListener('error', onError);
+        // A connection whose ROLLBACK failed or that broke is in an unknown state: destroy it.
+        client.release(broken instanceof Error ? broken : broken === undefined ? undefined : true);
       }
     },
     async connect(): Promise<SqlConnection> {
       const client = await pool.connect();
-      return { query: (text, params) => run(client, text, params), release: () => client.release() };
+      let broken = false;
+      const onError = () => (broken = true);
+      client.on('error', onError);
+      return {
+        query: (text, params) => run(client, text, params),
+        release: () => {
+          client.removeListener('error', onError);
+          client.release(broken);
+        },
+      };
     },
     close: () => pool.end(),
   };
