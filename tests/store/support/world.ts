@@ -114,7 +114,7 @@ export async function runScenario(
     apiKeys,
     accountId,
     otherAccountId,
-    async run(op, options = {}) {
+    async run<R>(op: (ops: Operations) => MaybePromise<R>, options: RunOptions = {}): Promise<Answer<R>> {
       const storable = options.storable ?? ((answer: Answer<unknown>) => answer.ok);
       const result = await store.execute(
         {
@@ -122,10 +122,10 @@ export async function runScenario(
           operationId: 'conformance',
           idempotency: options.idempotency,
           beforeCommit: options.beforeCommit,
-          isStorable: storable as (a: Answer<never>) => boolean,
+          isStorable: storable as (a: Answer<R>) => boolean,
         },
         op,
-        encode,
+        (outcome) => encode<R>(outcome),
       );
       transcript.push({ ...result.answer, replayed: result.replayed });
       return result.answer;
