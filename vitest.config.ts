@@ -18,6 +18,8 @@ export default defineConfig({
     include: ['packages/*/src/**/*.test.ts', 'tests/**/*.test.ts', 'scripts/**/*.test.ts', 'examples/*/src/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],
     testTimeout: 20_000,
+    // One throwaway PostgreSQL cluster per run for the store suites (tests/support/postgres-cluster.ts).
+    globalSetup: ['tests/support/postgres-global-setup.ts'],
     // CI also writes a JSON report, from which scripts/test.sh prints a 'N passed, N failed' line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'tmp/vitest-results.json' }]] : ['default'],
     pool: 'threads',

@@ -160,11 +160,10 @@ export class KeyStore {
     }
     const known = this.#byHeader.get(header);
     if (known !== undefined) return this.#standing(known);
-    if (header.trim() === '') return refuse(401, 'missing_api_key', 'No API key: send Authorization: Bearer <api key>.');
-    const match = BEARER.exec(header.trim());
-    if (!match) return refuse(401, 'invalid_api_key', 'The Authorization header must be "Bearer <api key>".');
-    const entry = this.#find(match[1] ?? '');
-    if (entry === undefined) return refuse(401, 'invalid_api_key', 'The API key is not recognized.');
+    const apiKey = apiKeyOf(header);
+    if (typeof apiKey !== 'string') return apiKey;
+    const entry = this.#find(apiKey);
+    if (entry === undefined) return unknownKey();
     if (this.#byHeader.size >= MAX_CACHED_HEADERS) this.#byHeader.delete(this.#byHeader.keys().next().value as string);
     this.#byHeader.set(header, entry);
     return this.#standing(entry);
@@ -172,13 +171,8 @@ export class KeyStore {
 
   /** The answer for a key that matched: refused for its standing, else its (cached) credential. */
   #standing(entry: KeyEntry): AuthResult {
-    if (entry.expired || (entry.expiresAt !== null && this.#clock.now() >= entry.expiresAt)) {
-      return refuse(401, 'expired_api_key', 'The API key has expired.');
-    }
-    if (entry.blocked) return refuse(403, null, 'The API key is blocked.');
-    if (this.#suspended.get(entry.accountId) === true) {
-      return refuse(402, 'account_suspended', 'The account is suspended.');
-    }
+    const refused = standingRefusal(entry, this.#suspended.get(entry.accountId) === true, this.#clock.now());
+    if (refused !== undefined) return refused;
     return (entry.granted ??= Object.freeze({ ok: true, credential: snapshot(entry) }));
   }
 
@@ -226,7 +220,39 @@ function snapshot(entry: KeyEntry): Credential {
   });
 }
 
-function refuse(status: 401 | 402 | 403, code: ErrorCode | null, message: string): AuthResult {
+/** A refused authentication (`code: null`: a blocked key). */
+export type AuthRefusal = Extract<AuthResult, { ok: false }>;
+
+/** The API key an `Authorization` header carries, or the 401 for a missing or malformed header. */
+export function apiKeyOf(header: string | null | undefined): string | AuthRefusal {
+  if (header === undefined || header === null || header.trim() === '') {
+    return refuse(401, 'missing_api_key', 'No API key: send Authorization: Bearer <api key>.');
+  }
+  const match = BEARER.exec(header.trim());
+  if (!match) return refuse(401, 'invalid_api_key', 'The Authorization header must be "Bearer <api key>".');
+  return match[1] ?? '';
+}
+
+/** The 401 for an unknown key. */
+export function unknownKey(): AuthRefusal {
+  return refuse(401, 'invalid_api_key', 'The API key is not recognized.');
+}
+
+/** Why a matched key is refused at `now` (expired 401, blocked 403, suspended 402), or `undefined`. */
+export function standingRefusal(
+  key: { readonly expired: boolean; readonly expiresAt: number | null; readonly blocked: boolean },
+  suspended: boolean,
+  now: number,
+): AuthRefusal | undefined {
+  if (key.expired || (key.expiresAt !== null && now >= key.expiresAt)) {
+    return refuse(401, 'expired_api_key', 'The API key has expired.');
+  }
+  if (key.blocked) return refuse(403, null, 'The API key is blocked.');
+  if (suspended) return refuse(402, 'account_suspended', 'The account is suspended.');
+  return undefined;
+}
+
+function refuse(status: 401 | 402 | 403, code: ErrorCode | null, message: string): AuthRefusal {
   return { ok: false, status, code, message };
 }
 

@@ -126,7 +126,8 @@ export class Engine {
   }
 }
 
-function checkDetails(details: unknown): Details | null | undefined {
+/** Check a heartbeat `details` (a JSON object of at most 16 KiB, or absent/null), as `heartbeat` does. */
+export function checkDetails(details: unknown): Details | null | undefined {
   if (details === undefined || details === null) return details;
   if (!isPlainObject(details)) throw new EngineError('invalid_request', 'details must be a JSON object.', 'details');
   if (Buffer.byteLength(JSON.stringify(details), 'utf8') > MAX_DETAILS_BYTES) {

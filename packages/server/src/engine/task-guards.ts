@@ -26,7 +26,7 @@ export function validateTaskToken(value: unknown, param: string): string {
  * `invalid_if_match` (400), anything but the current ETag (strong comparison; `*` and weak tags
  * never match) is `etag_mismatch` (412).
  */
-export function checkIfMatch(task: TaskRecord, ifMatch: string | null | undefined): void {
+export function checkIfMatch(task: Pick<TaskRecord, 'id' | 'version'>, ifMatch: string | null | undefined): void {
   if (ifMatch === undefined || ifMatch === null || ifMatch.trim() === '') {
     throw new EngineError('if_match_required', "Send the task's current ETag in If-Match.", 'If-Match');
   }

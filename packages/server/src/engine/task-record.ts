@@ -88,7 +88,7 @@ export interface TaskResult {
 }
 
 /** The task's current ETag: `"task-{id}-v{version}"`. */
-export function taskEtag(task: TaskRecord): string {
+export function taskEtag(task: Pick<TaskRecord, 'id' | 'version'>): string {
   return `"task-${task.id}-v${task.version}"`;
 }
 

@@ -252,7 +252,8 @@ function completed(): EngineError {
   return new EngineError('task_completed', 'The task is already Done.');
 }
 
-function validateChanges(changes: TaskChanges): TaskChanges {
+/** Validate a PATCH body (the fields `update` may change), as `update` does first. */
+export function validateChanges(changes: TaskChanges): TaskChanges {
   const out: TaskChanges = {};
   if (typeof changes !== 'object' || changes === null) throw new EngineError('invalid_request', 'Send the fields to change.');
   if (changes.status !== undefined) {

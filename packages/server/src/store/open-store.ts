@@ -1,0 +1,121 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { DEFAULT_KEYS, ManualClock, RealClock, type KeyConfig, type RandomSource } from '../engine/index.js';
+import { StoreOpenError } from './errors.js';
+import { MemoryStore } from './memory/memory-store.js';
+import type { Store } from './operations.js';
+import type { SqlDriver } from './sql/driver.js';
+import { createPgDriver, type PgDriverOptions } from './sql/drivers/pg-driver.js';
+import { createPgliteDriver } from './sql/drivers/pglite-driver.js';
+import { migrate, type MigrationReport } from './sql/migrate.js';
+import { SqlStore } from './sql/sql-store.js';
+
+/** How `openStore` builds a store (driver options apply to PostgreSQL only). */
+export interface OpenStoreOptions extends Omit<PgDriverOptions, 'url'> {
+  /** `'manual'`: time moves only through `controls.advanceClock` (default `'real'`). */
+  clock?: 'real' | 'manual';
+  /** Start of a manual clock, epoch ms (default 2026-01-01T00:00:00Z). */
+  startTime?: number;
+  /** API keys (default: the demo keys). */
+  keys?: readonly KeyConfig[];
+  /** Randomness for ids and tokens (default `node:crypto`). */
+  random?: RandomSource;
+  /** SQL stores: ms between background sweeps (default 1000; 0: none). */
+  sweepIntervalMs?: number;
+}
+
+/** What a `--store` value names. */
+export type StoreTarget = { kind: 'memory' } | { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir: string };
+
+/** Parse a `--store` value: `memory`, a `postgres://` / `postgresql://` URL, or a directory. */
+export function parseStoreTarget(value: string): StoreTarget {
+  if (value === 'memory') return { kind: 'memory' };
+  if (/^postgres(ql)?:\/\//i.test(value)) {
+    try {
+      new URL(value);
+    } catch {
+      throw new StoreOpenError(`--store ${redact(value)} is not a valid PostgreSQL URL.`);
+    }
+    return { kind: 'postgres', url: value };
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+    throw new StoreOpenError(`--store ${redact(value)}: use memory, a postgres:// URL or a directory.`);
+  }
+  return { kind: 'pglite', dataDir: resolve(value) };
+}
+
+/** A URL with its password hidden, for messages. */
+export function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
+  }
+}
+
+async function openDriver(target: Exclude<StoreTarget, { kind: 'memory' }>, options: OpenStoreOptions): Promise<SqlDriver> {
+  if (target.kind === 'pglite') {
+    try {
+      mkdirSync(target.dataDir, { recursive: true });
+      return await createPgliteDriver({ dataDir: target.dataDir });
+    } catch (error) {
+      throw new StoreOpenError(`Cannot open the embedded store in ${target.dataDir}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  const driver = createPgDriver({ ...options, url: target.url });
+  try {
+    await driver.query('SELECT 1');
+  } catch (error) {
+    await driver.close().catch(() => {});
+    const reason = (error as { code?: string }).code ?? (error as Error).message;
+    throw new StoreOpenError(`Cannot connect to PostgreSQL at ${redact(target.url)}: ${reason}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  return driver;
+}
+
+/**
+ * Open the store a `--store` value names: the in-memory engine, PostgreSQL (migrated at start),
+ * or an embedded PGlite database in a directory. Bad targets are a `StoreOpenError` with a
+ * clear message (no password in it).
+ * @example
+ * const store = await openStore('postgres://leasehold@127.0.0.1/leasehold', { poolSize: 20 });
+ */
+export async function openStore(value: string, options: OpenStoreOptions = {}): Promise<Store> {
+  const target = parseStoreTarget(value);
+  if (target.kind === 'memory') {
+    const clock = options.clock === 'manual' ? new ManualClock(options.startTime) : new RealClock();
+    return new MemoryStore({ clock, keys: options.keys, random: options.random });
+  }
+  const driver = await openDriver(target, options);
+  try {
+    return await SqlStore.open(driver, {
+      clock: options.clock,
+      startTime: options.startTime,
+      keys: options.keys ?? DEFAULT_KEYS,
+      random: options.random,
+      sweepIntervalMs: options.sweepIntervalMs,
+    });
+  } catch (error) {
+    await driver.close().catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * Apply pending migrations to a SQL store and stop (`leasehold-server migrate`); safe to run
+ * from several processes at once.
+ */
+export async function migrateStore(value: string, options: OpenStoreOptions = {}): Promise<MigrationReport> {
+  const target = parseStoreTarget(value);
+  if (target.kind === 'memory') return { applied: [], current: [] };
+  const driver = await openDriver(target, options);
+  try {
+    return await migrate(driver);
+  } finally {
+    await driver.close();
+  }
+}

@@ -1,0 +1,10 @@
+import type { Migration } from 'kysely';
+import { initial } from './0001-initial.js';
+
+/**
+ * Every migration of the store, by name; applied in name order. A released migration is never
+ * edited: a change to the schema is a new file here.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001-initial': initial,
+};

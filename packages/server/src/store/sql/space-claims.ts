@@ -1,0 +1,364 @@
+import {
+  CANCELLED_SCOPE_MS,
+  EngineError,
+  SPACE_LEASE_MAX_SECONDS,
+  SPACE_LEASE_MIN_SECONDS,
+  canSeeSpace,
+  type Caller,
+  type ScopeCancellation,
+} from '../../engine/index.js';
+import { claimIdOfToken, mintToken, newClaimId } from '../../engine/lease-tokens.js';
+import { decodeCursor, encodeCursor, requireKey } from '../../engine/space-keys.js';
+import { requireInt, requireString, requireUuid } from '../../engine/validation.js';
+import type { ClaimOperations } from '../operations.js';
+import type { SqlSession } from './driver.js';
+import { claimFromRow, claimRows, previousReleaseText, releasedFromRow, type ClaimRow } from './space-claim-rows.js';
+import { TOMBSTONE_MS, clockNow, digest, jsonText, one, prefixUpperBound, sortKeyOf, type UnitContext } from './sql-support.js';
+
+/**
+ * Space claims in SQL, with the engine's validation (the same validators, in the engine's order)
+ * and answers. A key's row is its lock: every operation on a key takes it (`settle_key`), settles
+ * what fell due (lazy expiry with FIFO hand-over at each expiry instant), then acts.
+ */
+export function sqlSpaceClaims(unit: UnitContext): ClaimOperations {
+  const { tx, random } = unit;
+  return {
+    async acquire(params) {
+      const key = requireKey(params.key);
+      const scopeId = requireUuid(params.scopeId, 'scopeId');
+      const holder = requireString(params.holder, 1, 200, 'holder');
+      const holderSession = requireString(params.holderSession, 1, 200, 'holderSession');
+      const leaseSeconds = requireInt(params.leaseSeconds, SPACE_LEASE_MIN_SECONDS, SPACE_LEASE_MAX_SECONDS, 'leaseSeconds', 30);
+      const spaceId = visibleSpace(params.credential, params.spaceId);
+      const accountId = params.credential.accountId;
+      const head = one(
+        (
+          await tx.query<{ now: number; cancelled: boolean }>(
+            `SELECT c.now, EXISTS (SELECT 1 FROM leasehold.cancelled_scopes s
+                 WHERE s.account_id = $1 AND s.space_id = $2 AND s.scope_id = $3 AND s.forget_at > c.now) AS cancelled
+               FROM (SELECT leasehold.now_ms() AS now) c`,
+            [accountId, spaceId, scopeId],
+          )
+        ).rows,
+      );
+      const now = head.now;
+      if (head.cancelled) throw scopeCancelled();
+      const keyRow = one(
+        (
+          await tx.query<{ key_id: number }>(
+            `INSERT INTO leasehold.space_keys (account_id, space_id, key, sort_key) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (account_id, space_id, key) DO UPDATE SET key = EXCLUDED.key
+             RETURNING key_id`,
+            [accountId, spaceId, key, sortKeyOf(key)],
+          )
+        ).rows,
+      );
+      const holderLease = await settleKey(tx, keyRow.key_id, now);
+      if (holderLease !== null && params.wait !== true) {
+        throw new EngineError('claim_held', 'The key is held by another claimant.', 'key');
+      }
+      const claimId = newClaimId(random);
+      const token = mintToken('lht_', claimId, random);
+      const granted = holderLease === null;
+      const inserted = one(
+        (
+          await tx.query<{ lease_id: number }>(
+            `WITH lease AS (
+               INSERT INTO leasehold.leases (claim_id, kind, token_hash, account_id, credential_id, holder_session, status,
+                                             fence, expires_at, lease_seconds, acquired_at, key_id, space_id, key, scope_id, holder)
+               SELECT $1, 'space', $2, $3, $4, $5, CASE WHEN $6 THEN 'held' ELSE 'queued' END,
+                      CASE WHEN $6 THEN nextval(a.fence_seq::regclass) END, $7::bigint + $8::bigint * 1000, $8,
+                      CASE WHEN $6 THEN $7::bigint END, $9, $10, $11, $12, $13
+                 FROM leasehold.accounts a WHERE a.account_id = $3
+               RETURNING lease_id
+             ), keyed AS (
+               UPDATE leasehold.space_keys k
+                  SET holder_lease = lease.lease_id, forget_at = NULL,
+                      prev_release = CASE WHEN k.forget_at IS NOT NULL AND k.forget_at <= $7 THEN NULL ELSE k.prev_release END
+                 FROM lease WHERE $6 AND k.key_id = $9
+             )
+             SELECT lease_id FROM lease`,
+            [claimId, digest(token), accountId, params.credential.credentialId, holderSession, granted, now, leaseSeconds,
+              keyRow.key_id, spaceId, key, scopeId, holder],
+          )
+        ).rows,
+      );
+      return claimFromRow(one(await claimRows(tx, [inserted.lease_id], now)), token);
+    },
+
+    async get(params) {
+      const key = requireKey(params.key);
+      const spaceId = visibleSpace(params.credential, params.spaceId);
+      const now = await clockNow(tx);
+      const keyId = await keyIdOf(tx, params.credential.accountId, spaceId, key);
+      const holderLease = keyId === undefined ? null : await settleKey(tx, keyId, now);
+      if (holderLease === null) throw new EngineError('claim_not_found', 'Nobody holds this key.', 'key');
+      return claimFromRow(one(await claimRows(tx, [holderLease], now)));
+    },
+
+    async list(params) {
+      const limit = requireInt(params.limit, 1, 100, 'limit', 50);
+      const prefix = params.prefix ?? '';
+      const after = params.cursor === undefined ? undefined : decodeCursor(params.cursor);
+      const spaceId = visibleSpace(params.credential, params.spaceId);
+      const accountId = params.credential.accountId;
+      const now = await clockNow(tx);
+      await settleDueInSpace(tx, accountId, spaceId, now);
+      const prefixKey = sortKeyOf(prefix);
+      const { rows } = await tx.query<{ holder_lease: number }>(
+        `SELECT holder_lease FROM leasehold.space_keys
+          WHERE account_id = $1 AND space_id = $2 AND holder_lease IS NOT NULL
+            AND sort_key >= $3 AND ($4::bytea IS NULL OR sort_key < $4) AND ($5::bytea IS NULL OR sort_key > $5)
+          ORDER BY sort_key LIMIT $6`,
+        [accountId, spaceId, prefixKey, prefixUpperBound(prefixKey), after === undefined ? null : sortKeyOf(after), limit + 1],
+      );
+      const page = rows.slice(0, limit);
+      const claims = (await claimRows(tx, page.map((r) => r.holder_lease), now)).map((row) => claimFromRow(row));
+      const last = claims[claims.length - 1];
+      return { object: 'list', data: claims, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last.key) : null };
+    },
+
+    async renew(params) {
+      const leaseSeconds = requireInt(params.leaseSeconds, SPACE_LEASE_MIN_SECONDS, SPACE_LEASE_MAX_SECONDS, 'leaseSeconds', 30);
+      const target = tokenTarget(params);
+      if (target === undefined) throw notHeld();
+      // One statement: extend when the token holds the key now; else the row tells why not.
+      const { rows } = await tx.query<ClaimRow & TokenRow & { now: number; renewed: boolean; new_expires_at: number | null }>(
+        `WITH c AS (SELECT leasehold.now_ms() AS now),
+         u AS (
+           UPDATE leasehold.leases l SET lease_seconds = $3::int, expires_at = c.now + $3::int * 1000::bigint
+             FROM c
+            WHERE l.claim_id = $1 AND l.token_hash = $2 AND l.kind = 'space' AND l.account_id = $4
+              AND l.space_id = $5 AND l.key = $6 AND l.status = 'held' AND l.expires_at > c.now
+           RETURNING l.lease_id, l.expires_at
+         )
+         SELECT l.lease_id, l.claim_id, l.kind, l.account_id, l.space_id, l.key, l.scope_id, l.holder, l.holder_session,
+                l.status, l.lost_reason, l.ended_at, l.fence, $3::int AS lease_seconds, l.expires_at, l.acquired_at, l.details,
+                k.prev_release, c.now, (u.lease_id IS NOT NULL) AS renewed, u.expires_at AS new_expires_at,
+                (SELECT count(*)::int FROM leasehold.leases q
+                  WHERE q.key_id = l.key_id AND q.kind = 'space' AND q.status = 'queued' AND q.expires_at > c.now) AS queue_depth,
+                0 AS position
+           FROM c CROSS JOIN leasehold.leases l
+           LEFT JOIN u ON u.lease_id = l.lease_id
+           LEFT JOIN leasehold.space_keys k ON k.key_id = l.key_id
+          WHERE l.claim_id = $1 AND l.token_hash = $2`,
+        [target.claimId, target.tokenHash, leaseSeconds, params.credential.accountId, target.spaceId, target.key],
+      );
+      const row = rows[0];
+      if (row === undefined || !matchesTarget(row, params.credential, target, row.now)) throw notHeld();
+      if (row.renewed) return claimFromRow({ ...row, status: 'held', expires_at: row.new_expires_at as number });
+      const state = effectiveState(row, row.now);
+      if (state.status === 'queued') throw new EngineError('claim_queued', 'The claim is still waiting in the queue.', 'token');
+      if (state.status === 'lost') throw lostError(state.reason);
+      throw notHeld();
+    },
+
+    async release(params) {
+      const target = tokenTarget(params);
+      if (target === undefined) throw notHeld();
+      const now = await clockNow(tx);
+      const found = await leaseByToken(tx, target, false);
+      if (found === undefined || !matchesTarget(found, params.credential, target, now)) throw notHeld();
+      // The key's lock first (then the lease), as every key operation takes them.
+      const holderLease = await settleKey(tx, found.key_id as number, now);
+      const lease = (await leaseByToken(tx, target, true)) as TokenRow;
+      if (lease.released_at !== null) return releasedFromRow(lease);
+      if (lease.status === 'lost' && lease.lost_reason !== 'scope_cancelled') throw lostError(lease.lost_reason);
+      const wasHolder = holderLease === lease.lease_id;
+      const observation = params.observation ?? null;
+      await tx.query(
+        `UPDATE leasehold.leases
+            SET released_at = $2, observation = $3,
+                ended_at = CASE WHEN status IN ('held', 'queued') THEN $2 ELSE ended_at END,
+                status = CASE WHEN status IN ('held', 'queued') THEN 'released' ELSE status END
+          WHERE lease_id = $1`,
+        [lease.lease_id, now, jsonText(observation)],
+      );
+      if (wasHolder) {
+        await tx.query(
+          `UPDATE leasehold.space_keys SET prev_release = $2 WHERE key_id = $1;`,
+          [lease.key_id, previousReleaseText(lease.claim_id, lease.holder, now, observation)],
+        );
+        await tx.query('SELECT leasehold.pass_on($1, $2)', [lease.key_id, now]);
+      }
+      return releasedFromRow({ ...lease, released_at: now, observation: jsonText(observation) });
+    },
+
+    async cancelScope(params) {
+      const scopeId = requireUuid(params.scopeId, 'scopeId');
+      const spaceId = visibleSpace(params.credential, params.spaceId);
+      const now = await clockNow(tx);
+      const { claimsLost, cancelledAt } = await cancelInSpace(tx, params.credential.accountId, spaceId, scopeId, now);
+      const answer: ScopeCancellation = { object: 'scope_cancellation', spaceId, scopeId, cancelled: true, cancelledAt, claimsLost };
+      return answer;
+    },
+  };
+}
+
+/** A space lease found by its token, with what the checks read. */
+export interface TokenRow {
+  lease_id: number;
+  claim_id: string;
+  kind: string;
+  account_id: string;
+  key_id: number | null;
+  space_id: string;
+  key: string;
+  scope_id: string;
+  holder: string;
+  status: 'held' | 'queued' | 'lost' | 'released';
+  lost_reason: string | null;
+  expires_at: number | null;
+  ended_at: number | null;
+  released_at: number | null;
+  observation: string | null;
+}
+
+interface TokenTarget {
+  claimId: string;
+  tokenHash: Buffer;
+  spaceId: string;
+  key: string;
+}
+
+/** Cancel `scopeId` in one space at `now` (the engine's `cancelIn`); shared with the control. */
+export async function cancelInSpace(
+  tx: SqlSession,
+  accountId: string,
+  spaceId: string,
+  scopeId: string,
+  now: number,
+): Promise<{ claimsLost: number; cancelledAt: number }> {
+  const marked = await tx.query<{ cancelled_at: number }>(
+    `INSERT INTO leasehold.cancelled_scopes (account_id, space_id, scope_id, cancelled_at, forget_at)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (account_id, space_id, scope_id) DO UPDATE
+        SET cancelled_at = EXCLUDED.cancelled_at, forget_at = EXCLUDED.forget_at
+      WHERE leasehold.cancelled_scopes.forget_at <= EXCLUDED.cancelled_at
+     RETURNING cancelled_at`,
+    [accountId, spaceId, scopeId, now, now + CANCELLED_SCOPE_MS],
+  );
+  if (marked.rows.length === 0) {
+    const existing = await tx.query<{ cancelled_at: number }>(
+      'SELECT cancelled_at FROM leasehold.cancelled_scopes WHERE account_id = $1 AND space_id = $2 AND scope_id = $3',
+      [accountId, spaceId, scopeId],
+    );
+    return { claimsLost: 0, cancelledAt: one(existing.rows).cancelled_at };
+  }
+  // Lock the run's keys (in key order), settle what fell due, then take the run's live claims:
+  // waiters first, so each freed key passes to a waiter of another run.
+  const { rows } = await tx.query<{ lost: number }>(
+    `WITH keys AS (
+       SELECT k.key_id FROM leasehold.space_keys k
+        WHERE k.key_id IN (SELECT key_id FROM leasehold.leases
+                            WHERE account_id = $1 AND space_id = $2 AND scope_id = $3 AND kind = 'space'
+                              AND status IN ('held', 'queued'))
+        ORDER BY k.key_id FOR UPDATE
+     )
+     SELECT count(leasehold.settle_key(key_id, $4)) AS lost FROM keys`,
+    [accountId, spaceId, scopeId, now],
+  );
+  void rows;
+  const waiters = await tx.query(
+    `UPDATE leasehold.leases SET status = 'lost', lost_reason = 'scope_cancelled', ended_at = $4
+      WHERE account_id = $1 AND space_id = $2 AND scope_id = $3 AND kind = 'space' AND status = 'queued'`,
+    [accountId, spaceId, scopeId, now],
+  );
+  const holders = await tx.query<{ key_id: number }>(
+    `UPDATE leasehold.leases SET status = 'lost', lost_reason = 'scope_cancelled', ended_at = $4
+      WHERE account_id = $1 AND space_id = $2 AND scope_id = $3 AND kind = 'space' AND status = 'held'
+     RETURNING key_id, lease_id`,
+    [accountId, spaceId, scopeId, now],
+  );
+  const keys = (holders.rows as Array<{ key_id: number; lease_id: number }>).sort((a, b) => a.lease_id - b.lease_id);
+  if (keys.length > 0) {
+    await tx.query('SELECT leasehold.pass_on(k, $2) FROM unnest($1::bigint[]) WITH ORDINALITY AS t(k, n) ORDER BY n', [
+      keys.map((k) => k.key_id),
+      now,
+    ]);
+  }
+  return { claimsLost: waiters.rowCount + holders.rowCount, cancelledAt: now };
+}
+
+/** Settle every key of a space with a lease due by `now` (in key order, the lock order). */
+export async function settleDueInSpace(tx: SqlSession, accountId: string, spaceId: string, now: number): Promise<void> {
+  await tx.query(
+    `SELECT count(leasehold.settle_key(key_id, $3)) FROM (
+       SELECT DISTINCT key_id FROM leasehold.leases
+        WHERE account_id = $1 AND space_id = $2 AND kind = 'space' AND status IN ('held', 'queued') AND expires_at <= $3
+        ORDER BY key_id) due`,
+    [accountId, spaceId, now],
+  );
+}
+
+/** Lock and settle one key; answers its holder's lease id, or `null` when it is free. */
+export async function settleKey(tx: SqlSession, keyId: number, now: number): Promise<number | null> {
+  const { rows } = await tx.query<{ holder: number | null }>('SELECT leasehold.settle_key($1, $2) AS holder', [keyId, now]);
+  return rows[0]?.holder ?? null;
+}
+
+async function keyIdOf(tx: SqlSession, accountId: string, spaceId: string, key: string): Promise<number | undefined> {
+  const { rows } = await tx.query<{ key_id: number }>(
+    'SELECT key_id FROM leasehold.space_keys WHERE account_id = $1 AND space_id = $2 AND key = $3',
+    [accountId, spaceId, key],
+  );
+  return rows[0]?.key_id;
+}
+
+async function leaseByToken(tx: SqlSession, target: TokenTarget, lock: boolean): Promise<TokenRow | undefined> {
+  const { rows } = await tx.query<TokenRow>(
+    `SELECT lease_id, claim_id, kind, account_id, key_id, space_id, key, scope_id, holder, status, lost_reason,
+            expires_at, ended_at, released_at, observation
+       FROM leasehold.leases WHERE claim_id = $1 AND token_hash = $2${lock ? ' FOR UPDATE' : ''}`,
+    [target.claimId, target.tokenHash],
+  );
+  return rows[0];
+}
+
+/** The engine's `#byToken` checks, in its order; `undefined` when the token names no lease. */
+function tokenTarget(params: { credential: Caller; spaceId: string; key: string; token: string }): TokenTarget | undefined {
+  const key = requireKey(params.key);
+  const spaceId = requireUuid(params.spaceId, 'spaceId');
+  if (!canSeeSpace(params.credential, spaceId)) throw new EngineError('space_not_found', 'No such space.', 'spaceId');
+  if (typeof params.token !== 'string' || params.token.length === 0) {
+    throw new EngineError('invalid_request', 'token is required.', 'token');
+  }
+  const claimId = claimIdOfToken('lht_', params.token);
+  return claimId === undefined ? undefined : { claimId, tokenHash: digest(params.token), spaceId, key };
+}
+
+/** True when the lease is a space lease of the caller's account on the addressed key, still remembered. */
+function matchesTarget(row: TokenRow, caller: Caller, target: TokenTarget, now: number): boolean {
+  if (row.kind !== 'space' || row.account_id !== caller.accountId || row.space_id !== target.spaceId || row.key !== target.key) {
+    return false;
+  }
+  const ended = effectiveState(row, now).endedAt;
+  return ended === null || ended + TOMBSTONE_MS > now;
+}
+
+/** A lease's state at `now`, with expiry applied even where no statement has written it yet. */
+function effectiveState(row: Pick<TokenRow, 'status' | 'lost_reason' | 'expires_at' | 'ended_at'>, now: number) {
+  if ((row.status === 'held' || row.status === 'queued') && row.expires_at !== null && row.expires_at <= now) {
+    return { status: 'lost' as const, reason: row.status === 'queued' ? 'lapsed' : 'expired', endedAt: row.expires_at };
+  }
+  return { status: row.status, reason: row.lost_reason, endedAt: row.ended_at };
+}
+
+function visibleSpace(caller: Caller, rawSpaceId: string): string {
+  const spaceId = requireUuid(rawSpaceId, 'spaceId');
+  if (!canSeeSpace(caller, spaceId)) throw new EngineError('space_not_found', 'No such space.', 'spaceId');
+  return spaceId;
+}
+
+function notHeld(): EngineError {
+  return new EngineError('claim_not_held', 'This token does not hold the key.', 'token');
+}
+
+function scopeCancelled(): EngineError {
+  return new EngineError('scope_cancelled', 'The run was cancelled.', 'scopeId');
+}
+
+function lostError(reason: string | null): EngineError {
+  if (reason === 'scope_cancelled') return scopeCancelled();
+  return new EngineError('lease_expired', 'The lease expired; the key may have passed to someone else.', 'token');
+}

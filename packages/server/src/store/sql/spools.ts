@@ -1,0 +1,343 @@
+import { EngineError, MAX_QUEUES_PER_SPOOL, toUtc, type Caller, type Message, type Queue, type Spool } from '../../engine/index.js';
+import { claimIdOfToken, mintToken, newClaimId } from '../../engine/lease-tokens.js';
+import { randomBase62 } from '../../engine/random.js';
+import { requireIdentName, requireInt } from '../../engine/validation.js';
+import type { SpoolOperations } from '../operations.js';
+import type { SqlSession } from './driver.js';
+import { clockNow, digest, jsonText, one, parseJson, type UnitContext } from './sql-support.js';
+
+const LEASE_FORMAT = /^[A-Za-z0-9_-]{16,256}$/;
+
+interface MessageRow {
+  message_id: number;
+  public_id: string;
+  handle: string;
+  spool: string;
+  queue: string;
+  body: string;
+  sent_at: number;
+  delivery_count: number;
+  claim_id: string | null;
+  fence: number | null;
+}
+
+const MESSAGE_COLUMNS = `m.message_id, m.public_id, m.handle, m.spool, q.name AS queue, m.body, m.sent_at, m.delivery_count`;
+
+/**
+ * Spools in SQL: a message's lease is a lease row; the message is receivable when it has no
+ * lease and is visible, or when its lease's expiry (copied on the message) has passed, so an
+ * expired lease needs no write to give the message back. Receive picks the oldest receivable
+ * message with `FOR UPDATE SKIP LOCKED`: two receivers never get the same one.
+ */
+export function sqlSpools(unit: UnitContext): SpoolOperations {
+  const { tx, random } = unit;
+
+  async function queueOf(caller: Caller, spoolName: string, queueName: string) {
+    const spool = requireIdentName(spoolName, 'spool');
+    const rows = await tx.query<{ queue_id: number | null; lease_timeout_seconds: number | null; now: number }>(
+      `SELECT c.now, q.queue_id, q.lease_timeout_seconds
+         FROM (SELECT leasehold.now_ms() AS now) c
+         JOIN leasehold.spools s ON s.account_id = $1 AND s.name = $2
+         LEFT JOIN leasehold.queues q ON q.account_id = s.account_id AND q.spool = s.name AND q.name = $3`,
+      [caller.accountId, spool, typeof queueName === 'string' ? queueName : ''],
+    );
+    const row = rows.rows[0];
+    if (row === undefined) throw spoolNotFound();
+    const name = requireIdentName(queueName, 'queue');
+    if (row.queue_id === null) throw new EngineError('queue_not_found', 'No such queue.', 'queue');
+    return { spool, name, queueId: row.queue_id, timeout: row.lease_timeout_seconds, now: row.now };
+  }
+
+  async function requireSpool(caller: Caller, rawName: string): Promise<{ name: string; now: number }> {
+    const name = requireIdentName(rawName, 'spool');
+    const { rows } = await tx.query<{ now: number; found: boolean }>(
+      `SELECT leasehold.now_ms() AS now, EXISTS (SELECT 1 FROM leasehold.spools WHERE account_id = $1 AND name = $2) AS found`,
+      [caller.accountId, name],
+    );
+    const row = one(rows);
+    if (!row.found) throw spoolNotFound();
+    return { name, now: row.now };
+  }
+
+  /** The engine's `#liveLease`: spool first, then the lease's shape, then whether it settles anything. */
+  async function liveLease(params: { credential: Caller; spool: string; lease: string }) {
+    const spool = await requireSpool(params.credential, params.spool);
+    if (typeof params.lease !== 'string' || !LEASE_FORMAT.test(params.lease)) {
+      throw new EngineError('invalid_token', 'Spooler-Lease must be 16–256 characters of A–Z a–z 0–9 _ -.', 'Spooler-Lease');
+    }
+    const claimId = claimIdOfToken('sl_', params.lease);
+    const { rows } =
+      claimId === undefined
+        ? { rows: [] }
+        : await tx.query<{ lease_id: number; claim_id: string; message_id: number; queue_id: number; timeout: number | null }>(
+            `SELECT l.lease_id, l.claim_id, l.message_id, m.queue_id, q.lease_timeout_seconds AS timeout
+               FROM leasehold.leases l
+               JOIN leasehold.messages m ON m.message_id = l.message_id AND m.lease_id = l.lease_id
+               JOIN leasehold.queues q ON q.queue_id = m.queue_id
+              WHERE l.claim_id = $1 AND l.token_hash = $2 AND l.kind = 'spool' AND l.status = 'held'
+                AND (l.expires_at IS NULL OR l.expires_at > $5)
+                AND m.account_id = $3 AND m.spool = $4
+              FOR UPDATE OF l, m`,
+            [claimId, digest(params.lease), params.credential.accountId, spool.name, spool.now],
+          );
+    const lease = rows[0];
+    if (lease === undefined) throw new EngineError('stale_token', 'The lease no longer settles anything.', 'Spooler-Lease');
+    return { ...lease, now: spool.now };
+  }
+
+  return {
+    async createSpool(params) {
+      const name = requireIdentName(params.name, 'name');
+      const { rows } = await tx.query<{ created_at: number }>(
+        `INSERT INTO leasehold.spools (account_id, name, created_at) VALUES ($1, $2, leasehold.now_ms())
+         ON CONFLICT DO NOTHING RETURNING created_at`,
+        [params.credential.accountId, name],
+      );
+      const row = rows[0];
+      if (row === undefined) throw new EngineError('spool_exists', 'A spool of that name exists.', 'name');
+      return { object: 'spool', name, queues: [], createdAt: toUtc(row.created_at) };
+    },
+
+    async getSpool(params) {
+      const spool = await requireSpool(params.credential, params.spool);
+      return spoolView(tx, params.credential.accountId, spool.name, spool.now);
+    },
+
+    async putQueue(params) {
+      const name = requireIdentName(params.queue, 'queue');
+      const timeout =
+        params.leaseTimeoutSeconds === null ? null : requireInt(params.leaseTimeoutSeconds, 1, 43200, 'leaseTimeoutSeconds');
+      const spool = await requireSpool(params.credential, params.spool);
+      // The spool row is the lock that keeps the queue count under the limit.
+      const { rows } = await tx.query<{ queues: number; exists: boolean }>(
+        `SELECT (SELECT count(*)::int FROM leasehold.queues WHERE account_id = $1 AND spool = $2) AS queues,
+                EXISTS (SELECT 1 FROM leasehold.queues WHERE account_id = $1 AND spool = $2 AND name = $3) AS exists
+           FROM leasehold.spools WHERE account_id = $1 AND name = $2 FOR UPDATE`,
+        [params.credential.accountId, spool.name, name],
+      );
+      const state = one(rows);
+      if (!state.exists && state.queues >= MAX_QUEUES_PER_SPOOL) {
+        throw new EngineError('plan_limit_exceeded', `A spool holds at most ${MAX_QUEUES_PER_SPOOL} queues.`, 'queue');
+      }
+      await tx.query(
+        `INSERT INTO leasehold.queues (account_id, spool, name, lease_timeout_seconds) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (account_id, spool, name) DO UPDATE SET lease_timeout_seconds = EXCLUDED.lease_timeout_seconds`,
+        [params.credential.accountId, spool.name, name, timeout],
+      );
+      const queue = one(await queueViews(tx, params.credential.accountId, spool.name, spool.now, name));
+      return { queue, created: !state.exists };
+    },
+
+    async getQueue(params) {
+      const queue = await queueOf(params.credential, params.spool, params.queue);
+      return one(await queueViews(tx, params.credential.accountId, queue.spool, queue.now, queue.name));
+    },
+
+    async send(params) {
+      const delay = requireInt(params.delaySeconds, 0, 900, 'delaySeconds', 0);
+      const queue = await queueOf(params.credential, params.spool, params.queue);
+      const { rows } = await tx.query<MessageRow>(
+        `WITH m AS (
+           INSERT INTO leasehold.messages (queue_id, account_id, spool, public_id, handle, body, sent_at, visible_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $7::bigint + $8::bigint * 1000) RETURNING *
+         )
+         SELECT ${MESSAGE_COLUMNS}, NULL AS claim_id, NULL AS fence FROM m JOIN leasehold.queues q ON q.queue_id = m.queue_id`,
+        [queue.queueId, params.credential.accountId, queue.spool, `msg_${randomBase62(random, 16)}`, `hdl_${randomBase62(random, 16)}`,
+          jsonText(params.body ?? null), queue.now, delay],
+      );
+      return messageView(one(rows));
+    },
+
+    async receive(params) {
+      const queue = await queueOf(params.credential, params.spool, params.queue);
+      const now = queue.now;
+      const picked = await tx.query<{ message_id: number; old_lease: number | null }>(
+        `WITH ready AS (
+           SELECT message_id, lease_id FROM leasehold.messages
+            WHERE queue_id = $1 AND lease_id IS NULL AND visible_at <= $2
+            ORDER BY message_id LIMIT 1 FOR UPDATE SKIP LOCKED
+         ), expired AS (
+           SELECT message_id, lease_id FROM leasehold.messages
+            WHERE queue_id = $1 AND lease_id IS NOT NULL AND lease_expires_at <= $2
+            ORDER BY message_id LIMIT 1 FOR UPDATE SKIP LOCKED
+         )
+         SELECT message_id, lease_id AS old_lease FROM (SELECT * FROM ready UNION ALL SELECT * FROM expired) candidates
+          ORDER BY message_id LIMIT 1`,
+        [queue.queueId, now],
+      );
+      const pick = picked.rows[0];
+      if (pick === undefined) return null;
+      const claimId = newClaimId(random);
+      const token = mintToken('sl_', claimId, random);
+      const expiresAt = queue.timeout === null ? null : now + queue.timeout * 1000;
+      const { rows } = await tx.query<MessageRow>(
+        `WITH expired AS (
+           UPDATE leasehold.leases SET status = 'lost', lost_reason = 'expired', ended_at = expires_at
+            WHERE lease_id = $9 AND status = 'held'
+         ), lease AS (
+           INSERT INTO leasehold.leases (claim_id, kind, token_hash, account_id, credential_id, holder_session, status, fence,
+                                         expires_at, lease_seconds, acquired_at, message_id)
+           SELECT $1, 'spool', $2, $3, $4, $5, 'held', nextval(a.fence_seq::regclass), $6, $7, $8, $10
+             FROM leasehold.accounts a WHERE a.account_id = $3
+           RETURNING lease_id, claim_id, fence
+         ), m AS (
+           UPDATE leasehold.messages m SET lease_id = lease.lease_id, lease_expires_at = $6,
+                                           delivery_count = m.delivery_count + 1
+             FROM lease WHERE m.message_id = $10 RETURNING m.*
+         )
+         SELECT ${MESSAGE_COLUMNS}, lease.claim_id, lease.fence
+           FROM m CROSS JOIN lease JOIN leasehold.queues q ON q.queue_id = m.queue_id`,
+        [claimId, digest(token), params.credential.accountId, params.credential.credentialId, params.holderSession ?? null,
+          expiresAt, queue.timeout, now, pick.old_lease, pick.message_id],
+      );
+      return { message: messageView(one(rows)), lease: token, expiresAt, leaseSeconds: queue.timeout };
+    },
+
+    async renew(params) {
+      const lease = await liveLease(params);
+      const expiresAt = lease.timeout === null ? null : lease.now + lease.timeout * 1000;
+      await tx.query(
+        `WITH l AS (UPDATE leasehold.leases SET expires_at = $2, lease_seconds = $3 WHERE lease_id = $1)
+         UPDATE leasehold.messages SET lease_expires_at = $2 WHERE message_id = $4`,
+        [lease.lease_id, expiresAt, lease.timeout, lease.message_id],
+      );
+      return { claimId: lease.claim_id, expiresAt, leaseSeconds: lease.timeout };
+    },
+
+    async ack(params) {
+      const lease = await liveLease(params);
+      await tx.query(
+        `WITH l AS (DELETE FROM leasehold.leases WHERE lease_id = $1)
+         DELETE FROM leasehold.messages WHERE message_id = $2`,
+        [lease.lease_id, lease.message_id],
+      );
+    },
+
+    async nack(params) {
+      const delay = requireInt(params.delaySeconds, 0, 900, 'delaySeconds', 0);
+      const lease = await liveLease(params);
+      await tx.query(
+        `WITH l AS (DELETE FROM leasehold.leases WHERE lease_id = $1)
+         UPDATE leasehold.messages SET lease_id = NULL, lease_expires_at = NULL, visible_at = $3::bigint + $4::bigint * 1000
+          WHERE message_id = $2`,
+        [lease.lease_id, lease.message_id, lease.now, delay],
+      );
+    },
+
+    async discard(params) {
+      const spool = await requireSpool(params.credential, params.spool);
+      const view = await discardIn(tx, params.credential.accountId, spool.name, params.handle, spool.now);
+      if (view === undefined) throw new EngineError('message_not_found', 'No such message in this spool.', 'handle');
+      return view;
+    },
+  };
+}
+
+/**
+ * Discard a message by handle at `now` (the engine's `discardIn`): a live lease becomes a lost
+ * tombstone (`discarded`, reported by the next heartbeat), an expired one is lost as `expired`.
+ */
+export async function discardIn(
+  tx: SqlSession,
+  accountId: string,
+  spool: string,
+  handle: string,
+  now: number,
+): Promise<Message | undefined> {
+  const { rows } = await tx.query<MessageRow & { lease_id: number | null; live: boolean }>(
+    `SELECT ${MESSAGE_COLUMNS}, m.lease_id,
+            (l.lease_id IS NOT NULL AND (l.expires_at IS NULL OR l.expires_at > $4)) AS live,
+            l.claim_id, l.fence
+       FROM leasehold.messages m JOIN leasehold.queues q ON q.queue_id = m.queue_id
+       LEFT JOIN leasehold.leases l ON l.lease_id = m.lease_id
+      WHERE m.account_id = $1 AND m.spool = $2 AND m.handle = $3
+      FOR UPDATE OF m`,
+    [accountId, spool, handle, now],
+  );
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  await tx.query(
+    `WITH l AS (
+       UPDATE leasehold.leases
+          SET status = 'lost', lost_reason = CASE WHEN $3 THEN 'discarded' ELSE 'expired' END,
+              ended_at = CASE WHEN $3 THEN $2 ELSE expires_at END
+        WHERE lease_id = $4 AND status = 'held'
+     )
+     DELETE FROM leasehold.messages WHERE message_id = $1`,
+    [row.message_id, now, row.live, row.lease_id],
+  );
+  return messageView(row.live ? row : { ...row, claim_id: null, fence: null });
+}
+
+async function queueViews(tx: SqlSession, accountId: string, spool: string, now: number, name?: string): Promise<Queue[]> {
+  const { rows } = await tx.query<{ name: string; lease_timeout_seconds: number | null; depth: number; leased: number }>(
+    `SELECT q.name, q.lease_timeout_seconds,
+            (SELECT count(*)::int FROM leasehold.messages m
+              WHERE m.queue_id = q.queue_id
+                AND ((m.lease_id IS NULL AND m.visible_at <= $3) OR (m.lease_id IS NOT NULL AND m.lease_expires_at <= $3))) AS depth,
+            (SELECT count(*)::int FROM leasehold.messages m
+              WHERE m.queue_id = q.queue_id AND m.lease_id IS NOT NULL
+                AND (m.lease_expires_at IS NULL OR m.lease_expires_at > $3)) AS leased
+       FROM leasehold.queues q
+      WHERE q.account_id = $1 AND q.spool = $2 AND ($4::text IS NULL OR q.name = $4)
+      ORDER BY q.name COLLATE "C"`,
+    [accountId, spool, now, name ?? null],
+  );
+  return rows.map((row) => ({
+    object: 'queue',
+    spool,
+    name: row.name,
+    leaseTimeoutSeconds: row.lease_timeout_seconds,
+    depth: row.depth,
+    leased: row.leased,
+  }));
+}
+
+async function spoolView(tx: SqlSession, accountId: string, name: string, now: number): Promise<Spool> {
+  const { rows } = await tx.query<{ created_at: number }>('SELECT created_at FROM leasehold.spools WHERE account_id = $1 AND name = $2', [
+    accountId,
+    name,
+  ]);
+  return { object: 'spool', name, queues: await queueViews(tx, accountId, name, now), createdAt: toUtc(one(rows).created_at) };
+}
+
+function messageView(row: MessageRow): Message {
+  const view: Message = {
+    object: 'message',
+    id: row.public_id,
+    handle: row.handle,
+    spool: row.spool,
+    queue: row.queue,
+    body: parseJson(row.body),
+    sentAt: toUtc(row.sent_at),
+    deliveryCount: row.delivery_count,
+  };
+  if (row.claim_id !== null && row.fence !== null) {
+    view.claimId = row.claim_id;
+    view.fence = row.fence;
+  }
+  return view;
+}
+
+function spoolNotFound(): EngineError {
+  return new EngineError('spool_not_found', 'No such spool.', 'spool');
+}
+
+/** Make every outstanding spool lease stale (a primary change) at `now`; answers how many. */
+export async function primaryChangeAt(tx: SqlSession, now: number): Promise<number> {
+  const { rows } = await tx.query<{ n: number }>(
+    `WITH lost AS (
+       UPDATE leasehold.leases SET status = 'lost', lost_reason = 'primary_change', ended_at = $1
+        WHERE kind = 'spool' AND status = 'held' AND (expires_at IS NULL OR expires_at > $1)
+       RETURNING lease_id, message_id
+     ), back AS (
+       UPDATE leasehold.messages m SET lease_id = NULL, lease_expires_at = NULL, visible_at = $1
+         FROM lost WHERE m.message_id = lost.message_id AND m.lease_id = lost.lease_id
+     )
+     SELECT count(*)::int AS n FROM lost`,
+    [now],
+  );
+  return one(rows).n;
+}
+
+export { clockNow };

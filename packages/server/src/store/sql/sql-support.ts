@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import type { RandomSource } from '../../engine/index.js';
+import type { SqlSession } from './driver.js';
+
+/** What every SQL operation of one unit works with: its transaction and the random source. */
+export interface UnitContext {
+  /** The unit's transaction. */
+  readonly tx: SqlSession;
+  /** Randomness for ids and tokens. */
+  readonly random: RandomSource;
+}
+
+/** How long a lost or released lease (and a free key's last release) is remembered: 10 minutes. */
+export const TOMBSTONE_MS = 10 * 60 * 1000;
+
+/** The SHA-256 digest of a secret (tokens are stored only as digests). */
+export function digest(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+/**
+ * A key's sort key: its UTF-16 code units, big-endian, so `bytea` order is the engine's
+ * JavaScript string order (text order would be code-point order, which differs above U+FFFF).
+ */
+export function sortKeyOf(key: string): Buffer {
+  const out = Buffer.allocUnsafe(key.length * 2);
+  for (let i = 0; i < key.length; i++) out.writeUInt16BE(key.charCodeAt(i), i * 2);
+  return out;
+}
+
+/** The smallest byte string above every string that starts with `prefix`, or `null` for none. */
+export function prefixUpperBound(prefix: Buffer): Buffer | null {
+  const bound = Buffer.from(prefix);
+  for (let i = bound.length - 1; i >= 0; i--) {
+    if ((bound[i] as number) < 0xff) {
+      bound[i] = (bound[i] as number) + 1;
+      return bound.subarray(0, i + 1);
+    }
+  }
+  return null;
+}
+
+/** A JSON value as the `text` the store keeps (exactly as it will be read back). */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value ?? null);
+}
+
+/** A `text` column holding JSON, parsed (`null` for SQL NULL). */
+export function parseJson<T = unknown>(text: string | null | undefined): T | null {
+  return text === null || text === undefined ? null : (JSON.parse(text) as T);
+}
+
+/** The database's time now (epoch ms, manual offset included): one statement. */
+export async function clockNow(tx: SqlSession): Promise<number> {
+  const { rows } = await tx.query<{ now: number }>('SELECT leasehold.now_ms() AS now');
+  return (rows[0] as { now: number }).now;
+}
+
+/** The first row of a result, which the statement always returns. */
+export function one<T>(rows: T[]): T {
+  const row = rows[0];
+  if (row === undefined) throw new Error('statement answered no row');
+  return row;
+}

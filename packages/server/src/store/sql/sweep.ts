@@ -1,0 +1,57 @@
+import type { SqlSession } from './driver.js';
+import { TOMBSTONE_MS, clockNow } from './sql-support.js';
+
+/**
+ * One bounded pass of the background sweep at the database's now, each step at most `limit`
+ * rows, skipping rows another process holds (`SKIP LOCKED`), so several processes sweep side by
+ * side: hand keys over whose holder or waiters fell due (FIFO), forget tombstones 10 minutes
+ * after they ended, free keys and cancelled runs whose time is up, and expired idempotency
+ * records. Answers how many rows it changed; a pass with nothing due is a handful of index probes.
+ */
+export async function sweepOnce(tx: SqlSession, limit: number): Promise<{ changed: number; more: boolean }> {
+  const now = await clockNow(tx);
+  const counts = [
+    await tx.query(
+      `SELECT leasehold.settle_key(k.key_id, $1) FROM leasehold.space_keys k
+        WHERE k.key_id IN (SELECT key_id FROM leasehold.leases
+                            WHERE status IN ('held', 'queued') AND expires_at IS NOT NULL AND expires_at <= $1 AND kind = 'space'
+                            ORDER BY expires_at LIMIT $2)
+        ORDER BY k.key_id FOR UPDATE SKIP LOCKED`,
+      [now, limit],
+    ),
+    await tx.query(
+      `DELETE FROM leasehold.leases WHERE lease_id IN (
+         SELECT lease_id FROM leasehold.leases WHERE status IN ('lost', 'released') AND ended_at <= $1
+          ORDER BY ended_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [now - TOMBSTONE_MS, limit],
+    ),
+    await tx.query(
+      `DELETE FROM leasehold.leases WHERE lease_id IN (
+         SELECT lease_id FROM leasehold.leases
+          WHERE status IN ('held', 'queued') AND expires_at IS NOT NULL AND expires_at <= $1 AND kind <> 'space'
+          ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [now - TOMBSTONE_MS, limit],
+    ),
+    await tx.query(
+      `DELETE FROM leasehold.space_keys WHERE key_id IN (
+         SELECT key_id FROM leasehold.space_keys k
+          WHERE forget_at <= $1 AND holder_lease IS NULL
+            AND NOT EXISTS (SELECT 1 FROM leasehold.leases w WHERE w.key_id = k.key_id AND w.kind = 'space' AND w.status = 'queued')
+          ORDER BY forget_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [now, limit],
+    ),
+    await tx.query(
+      `DELETE FROM leasehold.cancelled_scopes WHERE (account_id, space_id, scope_id) IN (
+         SELECT account_id, space_id, scope_id FROM leasehold.cancelled_scopes WHERE forget_at <= $1
+          ORDER BY forget_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [now, limit],
+    ),
+    await tx.query(
+      `DELETE FROM leasehold.idempotency_records WHERE record_hash IN (
+         SELECT record_hash FROM leasehold.idempotency_records WHERE expires_at <= $1
+          ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [now, limit],
+    ),
+  ].map((result) => result.rowCount);
+  return { changed: counts.reduce((a, b) => a + b, 0), more: counts.some((n) => n >= limit) };
+}
