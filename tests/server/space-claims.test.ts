@@ -154,6 +154,26 @@ describe('FIFO waiters and fences', () => {
     for (let i = 1; i < fences.length; i++) expect(fences[i], `fences ${fences.join(', ')}`).toBeGreaterThan(fences[i - 1]!);
   });
 
+  it("keeps another account's fences still while this account grants: a sequence per account reveals nothing", async () => {
+    const h = await startServer();
+    const other = (key: string) =>
+      h.call('acquireSpaceClaim', { key: OTHER, path: { spaceId: SPACE }, json: { key, scopeId: SCOPE, holder: 'o', holderSession: 'so' } });
+    const before = await other('probe-1');
+    expectStatus(before, 201);
+    // This account grants 25 times, of every kind.
+    for (let i = 0; i < 20; i++) await h.acquire(`busy/${i}`);
+    for (let i = 0; i < 5; i++) {
+      const task = await h.createTask(`task ${i}`);
+      await h.claimTask(task.id, task.etag);
+    }
+    const after = await other('probe-2');
+    expectStatus(after, 201);
+    expect(after.body.fence, 'the other account sees the next number of its own sequence').toBe(before.body.fence + 1);
+    // Both accounts' sequences start from 1: fences are comparable only within one account's resources.
+    expect(before.body.fence).toBe(1);
+    expect((await h.acquire('busy/last')).body.fence).toBe(26);
+  });
+
   it('answers 409 claim_held to a second claimant that does not wait, and changes nothing', async () => {
     const h = await startServer();
     const first = await h.acquire('k');

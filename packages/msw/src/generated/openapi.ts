@@ -993,6 +993,9 @@ export interface components {
          * @description The fencing token of a grant. It strictly increases each time the guarded resource is granted
          *     to anyone, so the resource you protect can reject a write that carries a smaller fence than
          *     one it has already accepted: that write comes from a holder whose lease was lost.
+         *     Fences are drawn from one sequence per account (starting at 1), shared by every space
+         *     claim, task claim and spool lease of that account: they reveal nothing about other
+         *     accounts' activity, and compare only between grants of the same account's resources.
          * @example 42
          */
         Fence: number;
