@@ -18,13 +18,19 @@ export interface paths {
          *     one process's leases by `holderSession`; with `claimId`, just that lease. Each touched lease
          *     gets one ack:
          *
-         *     - a **held space claim** is *extended* to now + `ttl` (clamped to 5–600 seconds);
+         *     - a **held space claim** is *extended* to now + `ttl` (clamped to 5–600 seconds), and
+         *       never moved earlier: when now + `ttl` is before its current expiry (a `ttl` of `0`, or a
+         *       lease acquired with a longer `leaseSeconds`), the expiry stays and the ack reports it. Only
+         *       an explicit renew (`POST .../renew` with `leaseSeconds`) sets a shorter expiry;
          *     - a **queued space claim** keeps its place and reports `position` (1 = next) and
-         *       `queueDepth`; a waiter that stops heartbeating leaves the queue when its `ttl` runs out.
+         *       `queueDepth`; its wait is extended the same way (never shortened), and a waiter that stops
+         *       heartbeating leaves the queue when its wait runs out.
          *       When a queued claim reports `held`, it was granted: read the key to learn its fence;
          *     - a **task claim** is renewed for its fixed 15 minutes;
-         *     - a **spool lease** is *reset* to its queue's current lease timeout (absent `expiresAt` when
-         *       the queue has no timeout);
+         *     - a **spool lease** is *reset* to its queue's current lease timeout, as its renew is (absent
+         *       `expiresAt` when the queue has no timeout). This is where spool leases differ from space
+         *       claims: a reset can land earlier than the previous expiry after the queue's timeout was
+         *       lowered, and `ttl` plays no part in it;
          *     - a lease **lost** since the last report — expired, its run cancelled, its message discarded,
          *       or granted before a primary change — comes back once as `lost`, for up to 10 minutes after
          *       the loss. Stop the work it guarded.

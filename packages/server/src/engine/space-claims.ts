@@ -225,14 +225,21 @@ export class SpaceClaims implements LeaseKindHandler {
     this.#dropSpaceIfEmpty(state.space);
   }
 
-  /** Lease-kind hook: heartbeat a held claim (extend) or a waiter (keep its place). */
+  /**
+   * Lease-kind hook: heartbeat a held claim (extend) or a waiter (keep its place). An extension,
+   * never a cut: the expiry moves to now + `ttl` (clamped to 5–600 s) only when that is later
+   * than the current one, so a short `ttl` (the seed page's `{"ttl": 0}`) never shortens a lease
+   * the holder asked for. (Spool leases differ: their heartbeat resets, as their renew does.)
+   */
   heartbeat(lease: LeaseRecord, ttlSeconds: number, now: number): HeartbeatResult {
     const state = lease.owner as KeyState;
     const seconds = Math.min(SPACE_LEASE_MAX_SECONDS, Math.max(SPACE_LEASE_MIN_SECONDS, ttlSeconds));
-    const expiresAt = Math.round(now + seconds * 1000);
-    this.#leases.setExpiry(lease, expiresAt);
+    const extended = Math.round(now + seconds * 1000);
+    const current = lease.expiresAt;
+    const expiresAt = current !== null && current >= extended ? current : extended;
+    if (expiresAt === extended) this.#leases.setExpiry(lease, expiresAt);
     if (lease.status === 'held') {
-      lease.leaseSeconds = Math.round(seconds);
+      if (expiresAt === extended) lease.leaseSeconds = Math.round(seconds);
       return { claimId: lease.claimId, status: 'held', expiresAt, queueDepth: state.queue.length };
     }
     const position = queueIndexOf(state.queue, lease) + 1;
