@@ -1,5 +1,6 @@
 /** Space claims over real HTTP: the seed page's calls, FIFO waiters, fencing, listing, keys and runs. */
 import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ADMIN,
@@ -264,6 +265,50 @@ describe('keys', () => {
   it('rejects a 513-character key in the path with 400 naming key', async () => {
     const h = await startServer();
     expectError(await holderOf(h, 'k'.repeat(513)), 400, 'invalid_request', 'key');
+  });
+
+  it.each([
+    ['"."', '.'],
+    ['".."', '..'],
+    ['a lone high surrogate', String.raw`report\uD800`],
+    ['a lone low surrogate', String.raw`\uDC00report`],
+  ])('refuses the unaddressable key %s at acquire with 400 naming key, and holds nothing', async (_name, key) => {
+    const h = await startServer();
+    const response = await fetch(`${h.origin}/v1/spaces/${SPACE}/claims`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      // Written by hand: a lone surrogate travels as a JSON \u escape (it has no UTF-8 form).
+      body: `{"key":"${key}","scopeId":"${SCOPE}","holder":"w","holderSession":"s"}`,
+    });
+    const body = (await response.json()) as { code?: string; param?: string };
+    expect([response.status, body.code, body.param]).toEqual([400, 'invalid_request', 'key']);
+    expect(h.control.stats().held).toBe(0);
+  });
+
+  it('reads, renews and releases at its percent-encoded path every key acquire accepts', async () => {
+    const h = await startServer();
+    const unit = fc.oneof(
+      fc.constantFrom('.', '/', '%', '%2e', '%2E', '?', '#', '&', '+', ' ', '\\', '\u0000', '\n', '~', ';', '\uFFFD', '\uFEFF', '😀', '\u{10FFFF}'),
+      fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+      fc.integer({ min: 0xa0, max: 0xd7ff }).map((c) => String.fromCharCode(c)),
+    );
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit, minLength: 1, maxLength: 8 }).filter((k) => k !== '.' && k !== '..'), async (key) => {
+        const spaceId = randomUUID(); // a fresh space per key, so keys never collide
+        const path = { spaceId, key };
+        const acquired = await h.call('acquireSpaceClaim', { path: { spaceId }, json: { key, scopeId: SCOPE, holder: 'w', holderSession: 's' } });
+        expect(acquired.status, JSON.stringify(key)).toBe(201);
+        const read = await h.call('getSpaceClaim', { path });
+        expect([read.status, read.body.key], JSON.stringify(key)).toEqual([200, key]);
+        expectStatus(await h.call('renewSpaceClaim', { path, json: { token: acquired.body.token } }), 200);
+        const released = await h.call('releaseSpaceClaim', { path, json: { token: acquired.body.token } });
+        expect([released.status, released.body.key]).toEqual([200, key]);
+        n++;
+      }),
+      { numRuns: 60, seed: 0x6b657973 },
+    );
+    expect(n).toBe(60);
   });
 });
 

@@ -57,9 +57,11 @@ export interface paths {
         };
         /**
          * List held claims
-         * @description Read-only list of the claims currently held in a space, in key order, optionally only keys
-         *     that start with `prefix`. Pages hold up to `limit` rows; pass `nextCursor` back as `cursor`
-         *     for the next page until it is `null`. Waiters are not rows of their own: a held row reports
+         * @description Read-only list of the claims currently held in a space, in key order (by Unicode code
+         *     point), optionally only keys that start with `prefix`. Pages hold up to `limit` rows; pass
+         *     `nextCursor` back as `cursor` for the next page until it is `null`. The cursor is opaque and
+         *     stands for the last key of its page: a walk lists every key held throughout it exactly once,
+         *     never skipping or repeating one, whatever is acquired or released between pages. Waiters are not rows of their own: a held row reports
          *     how many wait behind it in `queueDepth`. Tokens never appear here.
          *
          *     Key permission: `coordination_read`.
@@ -990,8 +992,18 @@ export interface components {
             results: components["schemas"]["HeartbeatResult"][];
         };
         /**
-         * @description A named key inside a space, 1–512 characters. Keys may contain `/`; in paths they are
-         *     percent-encoded (`reports/2026-11` becomes `reports%2F2026-11`).
+         * @description A named key inside a space, 1–512 characters (Unicode code points). Keys may contain `/`; in
+         *     paths they are percent-encoded (`reports/2026-11` becomes `reports%2F2026-11`).
+         *
+         *     Every key acquire accepts can be addressed afterwards, so acquire refuses (400, `param: key`)
+         *     the two it could not: `.` and `..`, which URL parsers resolve away as path segments (even
+         *     percent-encoded as `%2E`), and a key holding a lone surrogate (not well-formed Unicode: it has
+         *     no UTF-8 form, so no percent-encoding). Any other string — spaces, `%`, `?`, `#`, `\`,
+         *     control characters, `...`, `./a`, characters beyond U+FFFF — arrives intact when the path
+         *     segment is percent-encoded with UTF-8 (`encodeURIComponent`).
+         *
+         *     Keys sort by Unicode code point (the order of their UTF-8 bytes, PostgreSQL's
+         *     `COLLATE "C"`).
          * @example reports/2026-11
          */
         ClaimKey: string;

@@ -27,7 +27,7 @@ import {
   type SpaceState,
 } from './space-state.js';
 import { requireInt, requireString, requireUuid } from './validation.js';
-import { decodeCursor, encodeCursor, requireKey } from './space-keys.js';
+import { compareKeys, decodeCursor, encodeCursor, requireKey } from './space-keys.js';
 import {
   SPACE_LEASE_MAX_SECONDS,
   SPACE_LEASE_MIN_SECONDS,
@@ -112,7 +112,11 @@ export class SpaceClaims implements LeaseKindHandler {
     return claimView(state.holder, state, false);
   }
 
-  /** One page of held claims in key order, optionally only keys starting with `prefix`. */
+  /**
+   * One page of held claims in key order (by code point), optionally only keys starting with
+   * `prefix`. The cursor stands for the last key of the page, so a key held throughout a walk is
+   * listed exactly once, whatever is acquired or released between pages.
+   */
   list(params: ListParams): ClaimList {
     this.#leases.sync();
     const limit = requireInt(params.limit, 1, 100, 'limit', 50);
@@ -122,9 +126,9 @@ export class SpaceClaims implements LeaseKindHandler {
     const data: Claim[] = [];
     let nextCursor: string | null = null;
     if (space !== undefined) {
-      const start = after !== undefined && after > prefix ? after : prefix;
+      const start = after !== undefined && compareKeys(after, prefix) > 0 ? after : prefix;
       for (const [key, state] of space.held.entries(start)) {
-        if (after !== undefined && key <= after) continue;
+        if (after !== undefined && compareKeys(key, after) <= 0) continue;
         if (!key.startsWith(prefix)) break;
         if (data.length === limit) {
           nextCursor = encodeCursor((data[data.length - 1] as Claim).key);

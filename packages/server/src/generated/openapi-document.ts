@@ -192,7 +192,7 @@ export const openapiDocument: OpenApiDocument = {
       "get": {
         "operationId": "listSpaceClaims",
         "summary": "List held claims",
-        "description": "Read-only list of the claims currently held in a space, in key order, optionally only keys\nthat start with `prefix`. Pages hold up to `limit` rows; pass `nextCursor` back as `cursor`\nfor the next page until it is `null`. Waiters are not rows of their own: a held row reports\nhow many wait behind it in `queueDepth`. Tokens never appear here.\n\nKey permission: `coordination_read`.\n",
+        "description": "Read-only list of the claims currently held in a space, in key order (by Unicode code\npoint), optionally only keys that start with `prefix`. Pages hold up to `limit` rows; pass\n`nextCursor` back as `cursor` for the next page until it is `null`. The cursor is opaque and\nstands for the last key of its page: a walk lists every key held throughout it exactly once,\nnever skipping or repeating one, whatever is acquired or released between pages. Waiters are not rows of their own: a held row reports\nhow many wait behind it in `queueDepth`. Tokens never appear here.\n\nKey permission: `coordination_read`.\n",
         "tags": [
           "Space claims"
         ],
@@ -3566,9 +3566,10 @@ export const openapiDocument: OpenApiDocument = {
       },
       "ClaimKey": {
         "type": "string",
-        "description": "A named key inside a space, 1–512 characters. Keys may contain `/`; in paths they are\npercent-encoded (`reports/2026-11` becomes `reports%2F2026-11`).\n",
+        "description": "A named key inside a space, 1–512 characters (Unicode code points). Keys may contain `/`; in\npaths they are percent-encoded (`reports/2026-11` becomes `reports%2F2026-11`).\n\nEvery key acquire accepts can be addressed afterwards, so acquire refuses (400, `param: key`)\nthe two it could not: `.` and `..`, which URL parsers resolve away as path segments (even\npercent-encoded as `%2E`), and a key holding a lone surrogate (not well-formed Unicode: it has\nno UTF-8 form, so no percent-encoding). Any other string — spaces, `%`, `?`, `#`, `\\`,\ncontrol characters, `...`, `./a`, characters beyond U+FFFF — arrives intact when the path\nsegment is percent-encoded with UTF-8 (`encodeURIComponent`).\n\nKeys sort by Unicode code point (the order of their UTF-8 bytes, PostgreSQL's\n`COLLATE \"C\"`).\n",
         "minLength": 1,
         "maxLength": 512,
+        "pattern": "^(?!\\.{1,2}$)",
         "example": "reports/2026-11"
       },
       "Fence": {

@@ -122,11 +122,21 @@ export const zHeartbeatResponse = z.object({
 });
 
 /**
- * A named key inside a space, 1–512 characters. Keys may contain `/`; in paths they are
- * percent-encoded (`reports/2026-11` becomes `reports%2F2026-11`).
+ * A named key inside a space, 1–512 characters (Unicode code points). Keys may contain `/`; in
+ * paths they are percent-encoded (`reports/2026-11` becomes `reports%2F2026-11`).
+ *
+ * Every key acquire accepts can be addressed afterwards, so acquire refuses (400, `param: key`)
+ * the two it could not: `.` and `..`, which URL parsers resolve away as path segments (even
+ * percent-encoded as `%2E`), and a key holding a lone surrogate (not well-formed Unicode: it has
+ * no UTF-8 form, so no percent-encoding). Any other string — spaces, `%`, `?`, `#`, `\`,
+ * control characters, `...`, `./a`, characters beyond U+FFFF — arrives intact when the path
+ * segment is percent-encoded with UTF-8 (`encodeURIComponent`).
+ *
+ * Keys sort by Unicode code point (the order of their UTF-8 bytes, PostgreSQL's
+ * `COLLATE "C"`).
  *
  */
-export const zClaimKey = z.string().min(1).max(512);
+export const zClaimKey = z.string().min(1).max(512).regex(/^(?!\.{1,2}$)/);
 
 /**
  * The fencing token of a grant. It strictly increases each time the guarded resource is granted
