@@ -32,7 +32,7 @@ describe('errorStatusByCode', () => {
 
   it('lists every code of the ErrorEnvelope schema', () => {
     const documented =
-      'invalid_json invalid_request invalid_token invalid_ttl invalid_idempotency_key invalid_if_match body_too_large unsupported_media_type invalid_transition missing_api_key invalid_api_key expired_api_key account_suspended permission_denied plan_limit_exceeded route_not_found space_not_found claim_not_found task_not_found spool_not_found queue_not_found message_not_found claim_held claim_queued claim_not_held lease_expired scope_cancelled task_claimed task_completed claim_required spool_exists idempotency_key_reused idempotency_in_flight stale_token etag_mismatch if_match_required rate_limited internal_error service_unavailable';
+      'invalid_json json_too_deep invalid_request invalid_token invalid_ttl invalid_idempotency_key invalid_if_match body_too_large unsupported_media_type invalid_transition missing_api_key invalid_api_key expired_api_key account_suspended permission_denied plan_limit_exceeded route_not_found space_not_found claim_not_found task_not_found spool_not_found queue_not_found message_not_found claim_held claim_queued claim_not_held lease_expired scope_cancelled task_claimed task_completed claim_required spool_exists idempotency_key_reused idempotency_in_flight stale_token etag_mismatch if_match_required rate_limited internal_error service_unavailable';
     expect(Object.keys(errorStatusByCode).sort()).toEqual(documented.split(' ').sort());
   });
 });

@@ -1,6 +1,7 @@
 /** Every machine-readable error code of the Leasehold API, mapped to its HTTP status. */
 export const errorStatusByCode = {
   invalid_json: 400,
+  json_too_deep: 400,
   invalid_request: 400,
   invalid_token: 400,
   invalid_ttl: 400,

@@ -26,6 +26,7 @@ import {
   type KeyState,
   type SpaceState,
 } from './space-state.js';
+import { requireStorableJson } from './json-value.js';
 import { requireInt, requireString, requireUuid } from './validation.js';
 import { compareKeys, decodeCursor, encodeCursor, requireKey } from './space-keys.js';
 import {
@@ -156,11 +157,12 @@ export class SpaceClaims implements LeaseKindHandler {
   /** Release with the token (or leave the queue); repeats and cancelled runs answer the same row. */
   release(params: KeyParams & { token: string; observation?: unknown }): ReleasedClaim {
     const now = this.#leases.sync();
+    const observation = requireStorableJson(params.observation ?? null, 'observation');
     const lease = this.#byToken(params);
     if (lease.released !== null) return releasedView(lease);
     if (lease.status === 'lost' && lease.lostReason !== 'scope_cancelled') throw lostError(lease);
     const state = lease.owner as KeyState;
-    const row = { releasedAt: now, observation: params.observation ?? null };
+    const row = { releasedAt: now, observation };
     const wasHolder = state.holder === lease;
     const wasQueued = lease.status === 'queued';
     this.#leases.release(lease, now, row);

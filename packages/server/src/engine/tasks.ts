@@ -7,6 +7,7 @@ import type { LeaseRecord } from './lease-record.js';
 import { randomBase62, randomUuidV4 } from './random.js';
 import { checkIfMatch, guardProtectedWrite, matchTaskClaim, validateTaskToken } from './task-guards.js';
 import {
+  MAX_NOTES_PER_TASK,
   TASK_LEASE_SECONDS,
   taskClaimView,
   taskEtag,
@@ -17,6 +18,7 @@ import {
   type TaskResult,
   type TaskStatus,
 } from './task-record.js';
+import { requireStorableJson } from './json-value.js';
 import { requireString } from './validation.js';
 
 /** Address one task, with the caller's `If-Match`. */
@@ -143,6 +145,9 @@ export class Tasks implements LeaseKindHandler {
     const now = this.#leases.sync();
     const text = requireString(params.text, 1, 20000, 'text');
     const { task, lease } = this.#protected(params);
+    if (task.notes.length >= MAX_NOTES_PER_TASK) {
+      throw new EngineError('plan_limit_exceeded', `A task holds at most ${MAX_NOTES_PER_TASK} notes.`, 'text');
+    }
     this.#note(task, text, lease, now);
     this.#bump(task, now);
     return taskResult(task);
@@ -166,13 +171,14 @@ export class Tasks implements LeaseKindHandler {
   complete(params: ProtectedTaskWrite & { result?: unknown; note?: string | undefined }): TaskResult {
     const now = this.#leases.sync();
     const note = params.note === undefined ? undefined : requireString(params.note, 1, 20000, 'note');
+    const result = requireStorableJson(params.result ?? null, 'result');
     const { task, lease } = this.#protected(params, () => {
       throw completed();
     });
     if (note !== undefined) this.#note(task, note, lease, now);
     if (lease !== null) this.#endClaim(task, lease, now);
     task.status = 'Done';
-    task.result = params.result ?? null;
+    task.result = result;
     task.completedAt = now;
     this.#bump(task, now);
     return taskResult(task);

@@ -281,6 +281,8 @@ export interface paths {
          *     `Idempotency-Key` (persist it with the exact note body, and reuse it if the outcome is
          *     uncertain); while the task is claimed, also the live token in `X-Task-Claim`. A successful
          *     note changes the ETag: re-read the task, or use the returned `ETag`, before the next write.
+         *     A task keeps at most 1000 notes (a further one is 403 `plan_limit_exceeded`; a complete's
+         *     closing note is always kept), so reading a task never becomes an answer too large to send.
          *
          *     Key permission: `tasks:update`.
          */
@@ -847,7 +849,8 @@ export interface components {
         Ttl: number | string;
         /**
          * @description The holder's latest progress report, as sent with the last heartbeat that touched the lease
-         *     (an object of at most 16 KiB when serialized). `null` until one is sent.
+         *     (an object of at most 16 KiB when serialized, nested at most 63 levels deep). `null` until
+         *     one is sent.
          * @example {
          *       "processed": 1200,
          *       "of": 5000
@@ -908,7 +911,7 @@ export interface components {
         ErrorEnvelope: {
             type: components["schemas"]["ErrorType"];
             /**
-             * @description Machine-readable reason. Codes used by this API: `invalid_json`, `invalid_request`,
+             * @description Machine-readable reason. Codes used by this API: `invalid_json`, `json_too_deep`, `invalid_request`,
              *     `invalid_token`, `invalid_ttl`, `invalid_idempotency_key`, `invalid_if_match`,
              *     `body_too_large`, `unsupported_media_type`, `invalid_transition`, `missing_api_key`,
              *     `invalid_api_key`, `expired_api_key`, `account_suspended`, `permission_denied`,
@@ -1024,7 +1027,7 @@ export interface components {
          */
         LeaseSeconds: number;
         /**
-         * @description Any JSON value the releasing holder wants to leave on the released row (for example what it found or how far it got).
+         * @description Any JSON value the releasing holder wants to leave on the released row (for example what it found or how far it got), nested at most 63 levels deep (deeper is 400 `json_too_deep`, and nothing is released).
          * @example {
          *       "outcome": "rebuilt",
          *       "rows": 5000
@@ -1369,7 +1372,7 @@ export interface components {
         /** CompleteTaskRequest */
         CompleteTaskRequest: {
             /**
-             * @description Any JSON value recording the outcome, kept on the task.
+             * @description Any JSON value recording the outcome, kept on the task; nested at most 63 levels deep (deeper is 400 `json_too_deep`).
              * @example {
              *       "pdf": "reports/2026-11.pdf"
              *     }
@@ -1429,7 +1432,7 @@ export interface components {
         /** SendMessageRequest */
         SendMessageRequest: {
             /**
-             * @description Any JSON value, the message payload.
+             * @description Any JSON value, the message payload, nested at most 63 levels deep (the body's limit of 64 levels counts the body itself; deeper is 400 `json_too_deep`).
              * @example {
              *       "invoiceId": "inv_1042"
              *     }

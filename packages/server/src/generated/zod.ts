@@ -21,7 +21,8 @@ export const zTtl = z.union([
 
 /**
  * The holder's latest progress report, as sent with the last heartbeat that touched the lease
- * (an object of at most 16 KiB when serialized). `null` until one is sent.
+ * (an object of at most 16 KiB when serialized, nested at most 63 levels deep). `null` until
+ * one is sent.
  *
  */
 export const zDetails = z.record(z.string(), z.unknown());
@@ -155,7 +156,7 @@ export const zFence = z.int().gte(1).lte(9007199254740991);
 export const zLeaseSeconds = z.int().gte(5).lte(600).default(30);
 
 /**
- * Any JSON value the releasing holder wants to leave on the released row (for example what it found or how far it got).
+ * Any JSON value the releasing holder wants to leave on the released row (for example what it found or how far it got), nested at most 63 levels deep (deeper is 400 `json_too_deep`, and nothing is released).
  */
 export const zObservation = z.unknown();
 
