@@ -331,7 +331,9 @@ export async function snapshot(world: World, options: { counts?: boolean } = {})
   const { idempotencyRecords: _records, ...counts } = options.counts === false ? { idempotencyRecords: 0 } : world.server.control.stats();
   const read = async (path: string) => {
     const answer = await callJson(world.server, 'GET', path, { key: world.apiKey });
-    const { request_id: _requestId, ...body } = (answer.body ?? {}) as Record<string, unknown>;
+    const { request_id: _requestId, error, ...body } = (answer.body ?? {}) as Record<string, unknown>;
+    // The request ids differ per read (error.requestId repeats request_id): compare the rest.
+    if (error !== undefined) body.error = { ...(error as Record<string, unknown>), requestId: '<request id>' };
     return { status: answer.status, etag: answer.headers.get('etag'), body };
   };
   return {

@@ -878,11 +878,23 @@ export interface components {
         };
         /**
          * @description The broad class of an error; each type belongs to one HTTP status family.
-         *     `invalid_request_error` covers 400, 413, 415, 422 and 428.
+         *     `invalid_request_error` covers 400, 405, 413, 415, 422, 428 and 431. The status → type table
+         *     (`x-type-by-status`) is what the reference server answers with, generated from here.
          * @example conflict_error
          * @enum {string}
          */
         ErrorType: "invalid_request_error" | "authentication_error" | "payment_required_error" | "permission_error" | "not_found_error" | "conflict_error" | "gone_error" | "precondition_error" | "rate_limit_error" | "api_error" | "unavailable_error";
+        /**
+         * ErrorCode
+         * @description The machine-readable reason of an error: switch on it, not on `message`. Every code, its
+         *     status and what to do about it is in the API reference's *Error codes* catalogue, which is
+         *     generated from this schema's `x-error-catalogue`, as are the reference server's code → status
+         *     table and the anchors `doc_url` links to (`<docs>#section/<code>`). A 403 without a code means
+         *     the API key is blocked.
+         * @example claim_held
+         * @enum {string}
+         */
+        ErrorCode: "invalid_json" | "json_too_deep" | "invalid_request" | "invalid_token" | "invalid_ttl" | "invalid_idempotency_key" | "invalid_if_match" | "ambiguous_header" | "missing_api_key" | "invalid_api_key" | "expired_api_key" | "account_suspended" | "permission_denied" | "plan_limit_exceeded" | "route_not_found" | "space_not_found" | "claim_not_found" | "task_not_found" | "spool_not_found" | "queue_not_found" | "message_not_found" | "method_not_allowed" | "claim_held" | "claim_queued" | "claim_not_held" | "lease_expired" | "scope_cancelled" | "task_claimed" | "task_completed" | "claim_required" | "spool_exists" | "idempotency_key_reused" | "idempotency_in_flight" | "clock_not_manual" | "stale_token" | "etag_mismatch" | "body_too_large" | "unsupported_media_type" | "invalid_transition" | "if_match_required" | "headers_too_large" | "rate_limited" | "internal_error" | "service_unavailable";
         /** @description One problem found in a request; validation failures list one per offending field. */
         ErrorDetail: {
             /**
@@ -903,43 +915,39 @@ export interface components {
         };
         /**
          * ErrorEnvelope
-         * @description The canonical error body. Every 4xx and 5xx answer of the Leasehold API carries exactly this
-         *     shape. `code` is the machine-readable reason (older spool documentation calls it the *kind*);
-         *     switch on `code`, not on `message`. `request_id` equals the `Request-Id` response header.
-         *     A wait is never repeated in the body: read `Retry-After`.
+         * @description The error body. Every 4xx and 5xx answer of the Leasehold API carries this one shape, a
+         *     superset that serves a reader of any of the four seed pages at once:
+         *
+         *     - the canonical members `type`, `code`, `param`, `message`, `doc_url`, `request_id`,
+         *       `errors` (the heartbeat page's envelope);
+         *     - `kind`, equal to `code` (the spool page calls the reason its *kind*);
+         *     - `error: { code, message, requestId }` (the space-claims page's shape), the same values
+         *       again.
+         *
+         *     `code` (and so `kind` and `error.code`) is absent only on a 403 for a blocked API key.
+         *     Switch on `code`, not on `message`. `request_id` and `error.requestId` equal the `Request-Id`
+         *     response header. `doc_url` links to the code's entry in the API reference's *Error codes*
+         *     catalogue. A wait is never repeated in the body: read `Retry-After`.
          */
         ErrorEnvelope: {
             type: components["schemas"]["ErrorType"];
+            code?: components["schemas"]["ErrorCode"];
             /**
-             * @description Machine-readable reason. Codes used by this API: `invalid_json`, `json_too_deep`, `invalid_request`,
-             *     `invalid_token`, `invalid_ttl`, `invalid_idempotency_key`, `invalid_if_match`,
-             *     `body_too_large`, `unsupported_media_type`, `invalid_transition`, `missing_api_key`,
-             *     `invalid_api_key`, `expired_api_key`, `account_suspended`, `permission_denied`,
-             *     `plan_limit_exceeded`, `route_not_found`, `space_not_found`, `claim_not_found`,
-             *     `task_not_found`, `spool_not_found`, `queue_not_found`, `message_not_found`, `claim_held`,
-             *     `claim_queued`, `claim_not_held`, `lease_expired`, `scope_cancelled`, `task_claimed`,
-             *     `task_completed`, `claim_required`, `spool_exists`, `idempotency_key_reused`,
-             *     `idempotency_in_flight`, `stale_token`, `etag_mismatch`, `if_match_required`,
-             *     `rate_limited`, `internal_error`, `service_unavailable`, `method_not_allowed` (405), `headers_too_large` (431, request headers over 16 KiB), and
-             *     `clock_not_manual` (test controls only). A 403 without a code means the
-             *     API key is blocked.
-             * @example claim_held
-             */
-            code?: string;
-            /**
-             * @description The parameter or body field the error is about, when there is one.
+             * @description The parameter, header or top-level body field the error is about, when there is one.
              * @example key
              */
             param?: string;
             /**
              * @description Human-readable explanation. Never contains API keys or lease tokens.
-             * @example The key "reports/2026-11" is held by another claimant.
+             * @example The key is held by another claimant.
              */
             message: string;
             /**
              * Format: uri
-             * @description A page that explains this error code.
-             * @example https://docs.leasehold.example/errors#claim_held
+             * @description The code's entry in the API reference: `<docs>#section/<code>`, where `<docs>` is the
+             *     reference the server serves (`<API base URL>/docs`) unless it was started with another
+             *     (`--docs-url`, for a hosted deployment). Present whenever `code` is.
+             * @example http://127.0.0.1:4010/docs#section/claim_held
              */
             doc_url?: string;
             /**
@@ -947,8 +955,26 @@ export interface components {
              * @example req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9
              */
             request_id?: string;
-            /** @description Every problem found, when there was more than one. */
+            /**
+             * @description Every problem found, present only when there was more than one (the first is also
+             *     `code`/`param`/`message`).
+             */
             errors?: components["schemas"]["ErrorDetail"][];
+            kind?: components["schemas"]["ErrorCode"];
+            /** @description The space-claims page's envelope, carrying the same `code`, `message` and request id again. */
+            error: {
+                code?: components["schemas"]["ErrorCode"];
+                /**
+                 * @description The same as the top-level `message`.
+                 * @example The key is held by another claimant.
+                 */
+                message: string;
+                /**
+                 * @description The same as `request_id` and the `Request-Id` header.
+                 * @example req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9
+                 */
+                requestId: string;
+            };
         };
         /**
          * @description The state of a lease. `held`: the caller holds it until `expiresAt`. `queued`: the caller is
@@ -1631,14 +1657,20 @@ export interface components {
                  *       "type": "api_error",
                  *       "code": "internal_error",
                  *       "message": "Unexpected error.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#internal_error",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/internal_error",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "internal_error",
+                 *       "error": {
+                 *         "code": "internal_error",
+                 *         "message": "Unexpected error.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The request is malformed — bad JSON, a missing or invalid field, header or path parameter. `param` names the offending input; `errors` lists every problem. */
+        /** @description The request is malformed — bad JSON, a missing or invalid field, header or path parameter. `param` names the offending input; `errors` lists every problem when there is more than one. */
         BadRequest: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
@@ -1651,8 +1683,14 @@ export interface components {
                  *       "code": "invalid_request",
                  *       "param": "leaseSeconds",
                  *       "message": "leaseSeconds must be at most 600.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#invalid_request",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/invalid_request",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "invalid_request",
+                 *       "error": {
+                 *         "code": "invalid_request",
+                 *         "message": "leaseSeconds must be at most 600.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1670,8 +1708,14 @@ export interface components {
                  *       "type": "authentication_error",
                  *       "code": "invalid_api_key",
                  *       "message": "The API key is not recognized.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#invalid_api_key",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/invalid_api_key",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "invalid_api_key",
+                 *       "error": {
+                 *         "code": "invalid_api_key",
+                 *         "message": "The API key is not recognized.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1689,8 +1733,14 @@ export interface components {
                  *       "type": "payment_required_error",
                  *       "code": "account_suspended",
                  *       "message": "The account is suspended.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#account_suspended",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/account_suspended",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "account_suspended",
+                 *       "error": {
+                 *         "code": "account_suspended",
+                 *         "message": "The account is suspended.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1708,8 +1758,14 @@ export interface components {
                  *       "type": "permission_error",
                  *       "code": "permission_denied",
                  *       "message": "This API key lacks the coordination_write permission.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#permission_denied",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/permission_denied",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "permission_denied",
+                 *       "error": {
+                 *         "code": "permission_denied",
+                 *         "message": "This API key lacks the coordination_write permission.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1727,8 +1783,14 @@ export interface components {
                  *       "type": "not_found_error",
                  *       "code": "space_not_found",
                  *       "message": "No such space.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#space_not_found",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/space_not_found",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "space_not_found",
+                 *       "error": {
+                 *         "code": "space_not_found",
+                 *         "message": "No such space.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1746,8 +1808,14 @@ export interface components {
                  *       "type": "conflict_error",
                  *       "code": "claim_held",
                  *       "message": "The key is held by another claimant.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#claim_held",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/claim_held",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "claim_held",
+                 *       "error": {
+                 *         "code": "claim_held",
+                 *         "message": "The key is held by another claimant.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1765,8 +1833,14 @@ export interface components {
                  *       "type": "invalid_request_error",
                  *       "code": "body_too_large",
                  *       "message": "The request body exceeds 1 MiB.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#body_too_large",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/body_too_large",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "body_too_large",
+                 *       "error": {
+                 *         "code": "body_too_large",
+                 *         "message": "The request body exceeds 1 MiB.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1785,8 +1859,14 @@ export interface components {
                  *       "code": "unsupported_media_type",
                  *       "param": "Content-Type",
                  *       "message": "Send the body as application/json.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#unsupported_media_type",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/unsupported_media_type",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "unsupported_media_type",
+                 *       "error": {
+                 *         "code": "unsupported_media_type",
+                 *         "message": "Send the body as application/json.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1805,8 +1885,14 @@ export interface components {
                  *       "type": "rate_limit_error",
                  *       "code": "rate_limited",
                  *       "message": "Too many requests for this API key.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#rate_limited",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/rate_limited",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "rate_limited",
+                 *       "error": {
+                 *         "code": "rate_limited",
+                 *         "message": "Too many requests for this API key.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1824,8 +1910,14 @@ export interface components {
                  *       "type": "api_error",
                  *       "code": "internal_error",
                  *       "message": "The server could not complete the request.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#internal_error",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/internal_error",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "internal_error",
+                 *       "error": {
+                 *         "code": "internal_error",
+                 *         "message": "The server could not complete the request.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1844,8 +1936,14 @@ export interface components {
                  *       "type": "unavailable_error",
                  *       "code": "service_unavailable",
                  *       "message": "The service is momentarily unavailable.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#service_unavailable",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/service_unavailable",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "service_unavailable",
+                 *       "error": {
+                 *         "code": "service_unavailable",
+                 *         "message": "The service is momentarily unavailable.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1864,8 +1962,14 @@ export interface components {
                  *       "code": "etag_mismatch",
                  *       "param": "If-Match",
                  *       "message": "If-Match does not match the current ETag \"task-42-v8\".",
-                 *       "doc_url": "https://docs.leasehold.example/errors#etag_mismatch",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/etag_mismatch",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "etag_mismatch",
+                 *       "error": {
+                 *         "code": "etag_mismatch",
+                 *         "message": "If-Match does not match the current ETag \"task-42-v8\".",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1884,8 +1988,14 @@ export interface components {
                  *       "code": "invalid_transition",
                  *       "param": "status",
                  *       "message": "A Done task cannot change status.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#invalid_transition",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/invalid_transition",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "invalid_transition",
+                 *       "error": {
+                 *         "code": "invalid_transition",
+                 *         "message": "A Done task cannot change status.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1904,8 +2014,14 @@ export interface components {
                  *       "code": "if_match_required",
                  *       "param": "If-Match",
                  *       "message": "Send the current ETag in If-Match.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#if_match_required",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/if_match_required",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "if_match_required",
+                 *       "error": {
+                 *         "code": "if_match_required",
+                 *         "message": "Send the current ETag in If-Match.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1923,8 +2039,14 @@ export interface components {
                  *       "type": "gone_error",
                  *       "code": "stale_token",
                  *       "message": "The lease no longer settles anything.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#stale_token",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/stale_token",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "stale_token",
+                 *       "error": {
+                 *         "code": "stale_token",
+                 *         "message": "The lease no longer settles anything.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1961,8 +2083,10 @@ export interface components {
         /**
          * @description A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
          *     structured-field form `"key"` of the IETF draft is accepted too). Kept per credential for
-         *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer —
-         *     success or error — with `Idempotent-Replayed: true`; the same key with another request is 409
+         *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer with
+         *     `Idempotent-Replayed: true` when that answer was a 2xx (the operation executed); errors —
+         *     validation, auth, 404, conflicts with the current state, 5xx — are not stored, so a retry
+         *     with the same key runs again (see *Idempotency*); the same key with another request is 409
          *     `idempotency_key_reused`; a repeat while the first is still running is 409
          *     `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
          * @example 0d1e6c52-7d8e-4b8f-9a51-3b5c1f2e4a77
@@ -2235,8 +2359,10 @@ export interface operations {
                 /**
                  * @description A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
                  *     structured-field form `"key"` of the IETF draft is accepted too). Kept per credential for
-                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer —
-                 *     success or error — with `Idempotent-Replayed: true`; the same key with another request is 409
+                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer with
+                 *     `Idempotent-Replayed: true` when that answer was a 2xx (the operation executed); errors —
+                 *     validation, auth, 404, conflicts with the current state, 5xx — are not stored, so a retry
+                 *     with the same key runs again (see *Idempotency*); the same key with another request is 409
                  *     `idempotency_key_reused`; a repeat while the first is still running is 409
                  *     `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
                  * @example 0d1e6c52-7d8e-4b8f-9a51-3b5c1f2e4a77
@@ -2643,8 +2769,10 @@ export interface operations {
                 /**
                  * @description A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
                  *     structured-field form `"key"` of the IETF draft is accepted too). Kept per credential for
-                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer —
-                 *     success or error — with `Idempotent-Replayed: true`; the same key with another request is 409
+                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer with
+                 *     `Idempotent-Replayed: true` when that answer was a 2xx (the operation executed); errors —
+                 *     validation, auth, 404, conflicts with the current state, 5xx — are not stored, so a retry
+                 *     with the same key runs again (see *Idempotency*); the same key with another request is 409
                  *     `idempotency_key_reused`; a repeat while the first is still running is 409
                  *     `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
                  * @example 0d1e6c52-7d8e-4b8f-9a51-3b5c1f2e4a77
@@ -2881,8 +3009,10 @@ export interface operations {
                 /**
                  * @description A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
                  *     structured-field form `"key"` of the IETF draft is accepted too). Kept per credential for
-                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer —
-                 *     success or error — with `Idempotent-Replayed: true`; the same key with another request is 409
+                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer with
+                 *     `Idempotent-Replayed: true` when that answer was a 2xx (the operation executed); errors —
+                 *     validation, auth, 404, conflicts with the current state, 5xx — are not stored, so a retry
+                 *     with the same key runs again (see *Idempotency*); the same key with another request is 409
                  *     `idempotency_key_reused`; a repeat while the first is still running is 409
                  *     `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
                  * @example 0d1e6c52-7d8e-4b8f-9a51-3b5c1f2e4a77
@@ -2966,8 +3096,10 @@ export interface operations {
                 /**
                  * @description A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
                  *     structured-field form `"key"` of the IETF draft is accepted too). Kept per credential for
-                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer —
-                 *     success or error — with `Idempotent-Replayed: true`; the same key with another request is 409
+                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer with
+                 *     `Idempotent-Replayed: true` when that answer was a 2xx (the operation executed); errors —
+                 *     validation, auth, 404, conflicts with the current state, 5xx — are not stored, so a retry
+                 *     with the same key runs again (see *Idempotency*); the same key with another request is 409
                  *     `idempotency_key_reused`; a repeat while the first is still running is 409
                  *     `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
                  * @example 0d1e6c52-7d8e-4b8f-9a51-3b5c1f2e4a77
@@ -3047,8 +3179,10 @@ export interface operations {
                 /**
                  * @description A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
                  *     structured-field form `"key"` of the IETF draft is accepted too). Kept per credential for
-                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer —
-                 *     success or error — with `Idempotent-Replayed: true`; the same key with another request is 409
+                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer with
+                 *     `Idempotent-Replayed: true` when that answer was a 2xx (the operation executed); errors —
+                 *     validation, auth, 404, conflicts with the current state, 5xx — are not stored, so a retry
+                 *     with the same key runs again (see *Idempotency*); the same key with another request is 409
                  *     `idempotency_key_reused`; a repeat while the first is still running is 409
                  *     `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
                  * @example 0d1e6c52-7d8e-4b8f-9a51-3b5c1f2e4a77
@@ -3125,8 +3259,10 @@ export interface operations {
                 /**
                  * @description A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
                  *     structured-field form `"key"` of the IETF draft is accepted too). Kept per credential for
-                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer —
-                 *     success or error — with `Idempotent-Replayed: true`; the same key with another request is 409
+                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer with
+                 *     `Idempotent-Replayed: true` when that answer was a 2xx (the operation executed); errors —
+                 *     validation, auth, 404, conflicts with the current state, 5xx — are not stored, so a retry
+                 *     with the same key runs again (see *Idempotency*); the same key with another request is 409
                  *     `idempotency_key_reused`; a repeat while the first is still running is 409
                  *     `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
                  * @example 0d1e6c52-7d8e-4b8f-9a51-3b5c1f2e4a77

@@ -39,7 +39,8 @@ export const zHeartbeatRequest = z.object({
 
 /**
  * The broad class of an error; each type belongs to one HTTP status family.
- * `invalid_request_error` covers 400, 413, 415, 422 and 428.
+ * `invalid_request_error` covers 400, 405, 413, 415, 422, 428 and 431. The status → type table
+ * (`x-type-by-status`) is what the reference server answers with, generated from here.
  *
  */
 export const zErrorType = z.enum([
@@ -57,6 +58,63 @@ export const zErrorType = z.enum([
 ]);
 
 /**
+ * ErrorCode
+ *
+ * The machine-readable reason of an error: switch on it, not on `message`. Every code, its
+ * status and what to do about it is in the API reference's *Error codes* catalogue, which is
+ * generated from this schema's `x-error-catalogue`, as are the reference server's code → status
+ * table and the anchors `doc_url` links to (`<docs>#section/<code>`). A 403 without a code means
+ * the API key is blocked.
+ *
+ */
+export const zErrorCode = z.enum([
+    'invalid_json',
+    'json_too_deep',
+    'invalid_request',
+    'invalid_token',
+    'invalid_ttl',
+    'invalid_idempotency_key',
+    'invalid_if_match',
+    'ambiguous_header',
+    'missing_api_key',
+    'invalid_api_key',
+    'expired_api_key',
+    'account_suspended',
+    'permission_denied',
+    'plan_limit_exceeded',
+    'route_not_found',
+    'space_not_found',
+    'claim_not_found',
+    'task_not_found',
+    'spool_not_found',
+    'queue_not_found',
+    'message_not_found',
+    'method_not_allowed',
+    'claim_held',
+    'claim_queued',
+    'claim_not_held',
+    'lease_expired',
+    'scope_cancelled',
+    'task_claimed',
+    'task_completed',
+    'claim_required',
+    'spool_exists',
+    'idempotency_key_reused',
+    'idempotency_in_flight',
+    'clock_not_manual',
+    'stale_token',
+    'etag_mismatch',
+    'body_too_large',
+    'unsupported_media_type',
+    'invalid_transition',
+    'if_match_required',
+    'headers_too_large',
+    'rate_limited',
+    'internal_error',
+    'service_unavailable'
+]);
+
+/**
  * One problem found in a request; validation failures list one per offending field.
  */
 export const zErrorDetail = z.object({
@@ -68,20 +126,35 @@ export const zErrorDetail = z.object({
 /**
  * ErrorEnvelope
  *
- * The canonical error body. Every 4xx and 5xx answer of the Leasehold API carries exactly this
- * shape. `code` is the machine-readable reason (older spool documentation calls it the *kind*);
- * switch on `code`, not on `message`. `request_id` equals the `Request-Id` response header.
- * A wait is never repeated in the body: read `Retry-After`.
+ * The error body. Every 4xx and 5xx answer of the Leasehold API carries this one shape, a
+ * superset that serves a reader of any of the four seed pages at once:
+ *
+ * - the canonical members `type`, `code`, `param`, `message`, `doc_url`, `request_id`,
+ * `errors` (the heartbeat page's envelope);
+ * - `kind`, equal to `code` (the spool page calls the reason its *kind*);
+ * - `error: { code, message, requestId }` (the space-claims page's shape), the same values
+ * again.
+ *
+ * `code` (and so `kind` and `error.code`) is absent only on a 403 for a blocked API key.
+ * Switch on `code`, not on `message`. `request_id` and `error.requestId` equal the `Request-Id`
+ * response header. `doc_url` links to the code's entry in the API reference's *Error codes*
+ * catalogue. A wait is never repeated in the body: read `Retry-After`.
  *
  */
 export const zErrorEnvelope = z.object({
     type: zErrorType,
-    code: z.string().optional(),
+    code: zErrorCode.optional(),
     param: z.string().optional(),
     message: z.string(),
     doc_url: z.url().optional(),
     request_id: z.string().optional(),
-    errors: z.array(zErrorDetail).optional()
+    errors: z.array(zErrorDetail).min(2).optional(),
+    kind: zErrorCode.optional(),
+    error: z.object({
+        code: zErrorCode.optional(),
+        message: z.string(),
+        requestId: z.string()
+    })
 });
 
 /**
@@ -626,8 +699,10 @@ export const zCursor = z.string().min(1).max(2048);
 /**
  * A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
  * structured-field form `"key"` of the IETF draft is accepted too). Kept per credential for
- * 24 hours with a fingerprint of method, path and body: a repeat replays the first answer —
- * success or error — with `Idempotent-Replayed: true`; the same key with another request is 409
+ * 24 hours with a fingerprint of method, path and body: a repeat replays the first answer with
+ * `Idempotent-Replayed: true` when that answer was a 2xx (the operation executed); errors —
+ * validation, auth, 404, conflicts with the current state, 5xx — are not stored, so a retry
+ * with the same key runs again (see *Idempotency*); the same key with another request is 409
  * `idempotency_key_reused`; a repeat while the first is still running is 409
  * `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
  *

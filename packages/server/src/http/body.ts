@@ -11,6 +11,19 @@ function isJsonMediaType(contentType: string | undefined): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
+/** True when a header value holds a comma outside a quoted string (so several values). */
+function hasSeveralValues(value: string): boolean {
+  if (!value.includes(',')) return false;
+  let quoted = false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 92 /* \\ */ && quoted) i++;
+    else if (c === 34 /* " */) quoted = !quoted;
+    else if (c === 44 /* , */ && !quoted) return true;
+  }
+  return false;
+}
+
 /**
  * Reads the JSON body of a request: 413 past 1 MiB, 415 for another content type, 400 for
  * bytes that are not UTF-8 JSON, for JSON nested deeper than `MAX_JSON_DEPTH` (`json_too_deep`)
@@ -21,7 +34,12 @@ export function parseJsonBody(request: PlainRequest): unknown {
   if (request.bodyTooLarge) throw new HttpError(413, 'body_too_large', 'The request body exceeds 1 MiB.');
   const body = request.body;
   if (!body || body.length === 0) return undefined;
-  if (!isJsonMediaType(request.headers['content-type'])) {
+  const contentType = request.headers['content-type'];
+  if (contentType !== undefined && hasSeveralValues(contentType)) {
+    // Adapters join a repeated header with ", " (as Fetch does); one media type holds no comma.
+    throw new HttpError(400, 'ambiguous_header', 'Send Content-Type exactly once: this request carries several values.', 'Content-Type');
+  }
+  if (!isJsonMediaType(contentType)) {
     throw new HttpError(415, 'unsupported_media_type', 'Send the body as application/json.', 'Content-Type');
   }
   let text: string;
