@@ -212,7 +212,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List tasks
+         * @description The account's tasks in id order (oldest first), optionally only those with one `status` —
+         *     how a worker finds work to claim (`?status=Todo`). Pages hold up to `limit` tasks; pass
+         *     `nextCursor` back as `cursor` for the next page until it is `null`, as with claims. The cursor
+         *     is opaque and stands for the last task of its page, so a walk lists every task that keeps its
+         *     status throughout exactly once; a task whose status changes mid-walk may be missed by a
+         *     filtered walk (it left the filter) but is never listed twice. A page also ends early, after at
+         *     least one task, once it holds about 4 MiB, so a page of large tasks stays answerable. Each
+         *     task is as `GET /v1/tasks/{taskId}` shows it; read that task for its `ETag` before a write.
+         *
+         *     Key permission: `tasks:read`.
+         */
+        get: operations["listTasks"];
         put?: never;
         /**
          * Create a task
@@ -1240,21 +1253,6 @@ export interface components {
              */
             claimsLost: number;
         };
-        /** CreateTaskRequest */
-        CreateTaskRequest: {
-            /** @example Rebuild the November report */
-            title: string;
-            /**
-             * @default
-             * @example Recompute totals from the ledger and publish the PDF.
-             */
-            description?: string;
-        };
-        /**
-         * @description A task's id, a positive integer.
-         * @example 42
-         */
-        TaskId: number;
         /**
          * @description Where the task stands. Claiming does not change it: a worker that starts work sets
          *     `InProgress` itself. `Done` is final.
@@ -1262,6 +1260,11 @@ export interface components {
          * @enum {string}
          */
         TaskStatus: "Todo" | "InProgress" | "Blocked" | "Done";
+        /**
+         * @description A task's id, a positive integer.
+         * @example 42
+         */
+        TaskId: number;
         /**
          * Format: date-time
          * @description A point in time in RFC 3339, always in UTC (`Z`).
@@ -1327,6 +1330,30 @@ export interface components {
             createdUtc: components["schemas"]["UtcTimestamp"];
             updatedUtc: components["schemas"]["UtcTimestamp"];
             completedUtc: components["schemas"]["UtcTimestamp"] | null;
+        };
+        /**
+         * TaskList
+         * @description One page of tasks in id order.
+         */
+        TaskList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Task"][];
+            /**
+             * @description Pass as `cursor` to get the next page; `null` on the last page.
+             * @example null
+             */
+            nextCursor: string | null;
+        };
+        /** CreateTaskRequest */
+        CreateTaskRequest: {
+            /** @example Rebuild the November report */
+            title: string;
+            /**
+             * @default
+             * @example Recompute totals from the ledger and publish the PDF.
+             */
+            description?: string;
         };
         /**
          * Format: uuid
@@ -2103,6 +2130,11 @@ export interface components {
          */
         ScopeId: string;
         /**
+         * @description Only tasks with this status.
+         * @example Todo
+         */
+        TaskStatusFilter: components["schemas"]["TaskStatus"];
+        /**
          * @description The task id.
          * @example 42
          */
@@ -2756,6 +2788,73 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    listTasks: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only tasks with this status.
+                 * @example Todo
+                 */
+                status?: components["parameters"]["TaskStatusFilter"];
+                /**
+                 * @description Page size, 1–100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `nextCursor` of the previous page.
+                 * @example Y2xtOnJlcG9ydHMvMjAyNi0xMQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of tasks in id order. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "task",
+                     *           "id": 42,
+                     *           "title": "Rebuild the November report",
+                     *           "description": "Recompute totals from the ledger and publish the PDF.",
+                     *           "status": "Todo",
+                     *           "version": 1,
+                     *           "claim": null,
+                     *           "notes": [],
+                     *           "result": null,
+                     *           "createdUtc": "2026-11-29T14:58:00Z",
+                     *           "updatedUtc": "2026-11-29T14:58:00Z",
+                     *           "completedUtc": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TaskList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

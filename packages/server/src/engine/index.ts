@@ -71,6 +71,8 @@ export {
   type TaskResult,
   type TaskStatus,
 } from './task-record.js';
+/** Task lists: one page in id order and its cursor. */
+export { TASK_PAGE_BYTES, decodeTaskCursor, encodeTaskCursor, type TaskList } from './task-list.js';
 /** Task guards: If-Match and claim-token validation. */
 export { checkIfMatch, validateTaskToken } from './task-guards.js';
 /** Spools, queues and spool leases. */

@@ -204,3 +204,25 @@ describe('Tasks: protected writes', () => {
     expect(f.engine.heartbeat({ credential: f.admin, ttl: 30 }).results).toEqual([]);
   });
 });
+
+describe('Tasks: list', () => {
+  it('ends a page early at about 4 MiB (after at least one task), so a page of large tasks stays answerable', () => {
+    const f = setup();
+    const text = 'x'.repeat(20_000);
+    for (let t = 0; t < 5; t++) {
+      let { task, etag } = newTask(f);
+      for (let n = 0; n < 110; n++) ({ etag } = f.engine.tasks.addNote({ credential: f.admin, taskId: task.id, ifMatch: etag, text }));
+      task = f.engine.tasks.get({ credential: f.admin, taskId: task.id }).task;
+      expect(JSON.stringify(task).length).toBeGreaterThan(2_000_000);
+    }
+    const sizes: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = f.engine.tasks.list({ credential: f.admin, limit: 100, cursor });
+      sizes.push(page.data.length);
+      expect(JSON.stringify(page).length).toBeLessThan(7 * 1024 * 1024);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+    expect(sizes).toEqual([2, 2, 1]);
+  });
+});

@@ -19,7 +19,10 @@ import {
   type TaskStatus,
 } from './task-record.js';
 import { requireStorableJson } from './json-value.js';
-import { requireString } from './validation.js';
+import { createSortedMap, type SortedMap } from './sorted-map.js';
+import { decodeTaskCursor, pageOfTasks, type TaskList } from './task-list.js';
+import { validateChanges, type TaskChanges } from './task-changes.js';
+import { requireInt, requireString } from './validation.js';
 
 /** Address one task, with the caller's `If-Match`. */
 export interface TaskWrite {
@@ -28,19 +31,22 @@ export interface TaskWrite {
   ifMatch: string | null | undefined;
 }
 
+/** The fields `update` may change. */
+export type { TaskChanges } from './task-changes.js';
+
 /** A protected write: also the raw `X-Task-Claim` header (absent = `undefined`). */
 export interface ProtectedTaskWrite extends TaskWrite {
   claimToken?: string | undefined;
 }
 
-/** The fields `update` may change. */
-export interface TaskChanges {
-  status?: TaskStatus;
-  title?: string;
-  description?: string;
-}
+const STATUSES: ReadonlySet<string> = new Set(['Todo', 'InProgress', 'Blocked', 'Done']);
 
-const PATCH_STATUSES: ReadonlySet<string> = new Set(['Todo', 'InProgress', 'Blocked']);
+/** One account's tasks: by id (ids run from 1), and by status in id order (for filtered lists). */
+interface AccountTasks {
+  nextId: number;
+  tasks: Map<number, TaskRecord>;
+  byStatus: Map<TaskStatus, SortedMap<number, TaskRecord>>;
+}
 
 /**
  * Tasks of each account (integer ids from 1) and their 15-minute claims, guarded by ETag and
@@ -49,7 +55,7 @@ const PATCH_STATUSES: ReadonlySet<string> = new Set(['Todo', 'InProgress', 'Bloc
  */
 export class Tasks implements LeaseKindHandler {
   readonly #leases: LeaseEngine;
-  readonly #accounts = new Map<string, { nextId: number; tasks: Map<number, TaskRecord> }>();
+  readonly #accounts = new Map<string, AccountTasks>();
 
   /** Tasks on top of the shared lease engine. */
   constructor(leases: LeaseEngine) {
@@ -79,7 +85,25 @@ export class Tasks implements LeaseKindHandler {
       completedAt: null,
     };
     account.tasks.set(task.id, task);
+    indexStatus(account, task);
     return taskResult(task);
+  }
+
+  /**
+   * One page of the account's tasks in id order, optionally only those with `status`, after the
+   * task a `cursor` stands for (see `pageOfTasks`).
+   */
+  list(params: { credential: Caller; status?: TaskStatus | undefined; limit?: number | undefined; cursor?: string | undefined }): TaskList {
+    this.#leases.sync();
+    const limit = requireInt(params.limit, 1, 100, 'limit', 50);
+    if (params.status !== undefined && !STATUSES.has(params.status)) {
+      throw new EngineError('invalid_request', 'status must be Todo, InProgress, Blocked or Done.', 'status');
+    }
+    const after = params.cursor === undefined ? 0 : decodeTaskCursor(params.cursor);
+    const account = this.#accounts.get(params.credential.accountId);
+    if (account === undefined) return { object: 'list', data: [], nextCursor: null };
+    const byStatus = params.status === undefined ? undefined : account.byStatus.get(params.status);
+    return pageOfTasks(account.tasks, account.nextId, byStatus, { status: params.status, after, limit });
   }
 
   /** Read a task and its ETag. */
@@ -160,7 +184,7 @@ export class Tasks implements LeaseKindHandler {
     const { task } = this.#protected(params, () => {
       throw new EngineError('invalid_transition', 'A Done task cannot change.', 'status');
     });
-    if (changes.status !== undefined) task.status = changes.status;
+    if (changes.status !== undefined) this.#setStatus(task, changes.status);
     if (changes.title !== undefined) task.title = changes.title;
     if (changes.description !== undefined) task.description = changes.description;
     this.#bump(task, now);
@@ -177,7 +201,7 @@ export class Tasks implements LeaseKindHandler {
     });
     if (note !== undefined) this.#note(task, note, lease, now);
     if (lease !== null) this.#endClaim(task, lease, now);
-    task.status = 'Done';
+    this.#setStatus(task, 'Done');
     task.result = result;
     task.completedAt = now;
     this.#bump(task, now);
@@ -238,10 +262,18 @@ export class Tasks implements LeaseKindHandler {
     task.updatedAt = now;
   }
 
-  #account(accountId: string): { nextId: number; tasks: Map<number, TaskRecord> } {
+  #setStatus(task: TaskRecord, status: TaskStatus): void {
+    if (task.status === status) return;
+    const account = this.#account(task.accountId);
+    account.byStatus.get(task.status)?.delete(task.id);
+    task.status = status;
+    indexStatus(account, task);
+  }
+
+  #account(accountId: string): AccountTasks {
     let account = this.#accounts.get(accountId);
     if (account === undefined) {
-      account = { nextId: 1, tasks: new Map() };
+      account = { nextId: 1, tasks: new Map(), byStatus: new Map() };
       this.#accounts.set(accountId, account);
     }
     return account;
@@ -258,20 +290,11 @@ function completed(): EngineError {
   return new EngineError('task_completed', 'The task is already Done.');
 }
 
-function validateChanges(changes: TaskChanges): TaskChanges {
-  const out: TaskChanges = {};
-  if (typeof changes !== 'object' || changes === null) throw new EngineError('invalid_request', 'Send the fields to change.');
-  if (changes.status !== undefined) {
-    if (changes.status === 'Done') {
-      throw new EngineError('invalid_transition', 'Move a task to Done by completing it, not by PATCH.', 'status');
-    }
-    if (!PATCH_STATUSES.has(changes.status)) {
-      throw new EngineError('invalid_request', 'status must be Todo, InProgress or Blocked.', 'status');
-    }
-    out.status = changes.status;
+function indexStatus(account: AccountTasks, task: TaskRecord): void {
+  let index = account.byStatus.get(task.status);
+  if (index === undefined) {
+    index = createSortedMap<number, TaskRecord>();
+    account.byStatus.set(task.status, index);
   }
-  if (changes.title !== undefined) out.title = requireString(changes.title, 1, 500, 'title');
-  if (changes.description !== undefined) out.description = requireString(changes.description, 0, 20000, 'description');
-  if (Object.keys(out).length === 0) throw new EngineError('invalid_request', 'Send at least one field to change.');
-  return out;
+  index.set(task.id, task);
 }

@@ -857,6 +857,94 @@ export const openapiDocument: OpenApiDocument = {
       }
     },
     "/v1/tasks": {
+      "get": {
+        "operationId": "listTasks",
+        "summary": "List tasks",
+        "description": "The account's tasks in id order (oldest first), optionally only those with one `status` —\nhow a worker finds work to claim (`?status=Todo`). Pages hold up to `limit` tasks; pass\n`nextCursor` back as `cursor` for the next page until it is `null`, as with claims. The cursor\nis opaque and stands for the last task of its page, so a walk lists every task that keeps its\nstatus throughout exactly once; a task whose status changes mid-walk may be missed by a\nfiltered walk (it left the filter) but is never listed twice. A page also ends early, after at\nleast one task, once it holds about 4 MiB, so a page of large tasks stays answerable. Each\ntask is as `GET /v1/tasks/{taskId}` shows it; read that task for its `ETag` before a write.\n\nKey permission: `tasks:read`.\n",
+        "tags": [
+          "Tasks"
+        ],
+        "x-permission": "tasks:read",
+        "security": [
+          {
+            "bearerAuth": [
+              "tasks:read"
+            ]
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/TaskStatusFilter"
+          },
+          {
+            "$ref": "#/components/parameters/Limit"
+          },
+          {
+            "$ref": "#/components/parameters/Cursor"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "One page of tasks in id order.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TaskList"
+                },
+                "example": {
+                  "object": "list",
+                  "data": [
+                    {
+                      "object": "task",
+                      "id": 42,
+                      "title": "Rebuild the November report",
+                      "description": "Recompute totals from the ledger and publish the PDF.",
+                      "status": "Todo",
+                      "version": 1,
+                      "claim": null,
+                      "notes": [],
+                      "result": null,
+                      "createdUtc": "2026-11-29T14:58:00Z",
+                      "updatedUtc": "2026-11-29T14:58:00Z",
+                      "completedUtc": null
+                    }
+                  ],
+                  "nextCursor": null
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "402": {
+            "$ref": "#/components/responses/PaymentRequired"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          },
+          "default": {
+            "$ref": "#/components/responses/Default"
+          }
+        }
+      },
       "post": {
         "operationId": "createTask",
         "summary": "Create a task",
@@ -3228,6 +3316,16 @@ export const openapiDocument: OpenApiDocument = {
         },
         "example": "0b7e4c6a-1f2d-4e3b-8a9c-5d6e7f8a9b0c"
       },
+      "TaskStatusFilter": {
+        "name": "status",
+        "in": "query",
+        "required": false,
+        "description": "Only tasks with this status.",
+        "schema": {
+          "$ref": "#/components/schemas/TaskStatus"
+        },
+        "example": "Todo"
+      },
       "TaskId": {
         "name": "taskId",
         "in": "path",
@@ -4234,35 +4332,6 @@ export const openapiDocument: OpenApiDocument = {
           }
         }
       },
-      "CreateTaskRequest": {
-        "type": "object",
-        "title": "CreateTaskRequest",
-        "required": [
-          "title"
-        ],
-        "additionalProperties": false,
-        "properties": {
-          "title": {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": 500,
-            "example": "Rebuild the November report"
-          },
-          "description": {
-            "type": "string",
-            "maxLength": 20000,
-            "default": "",
-            "example": "Recompute totals from the ledger and publish the PDF."
-          }
-        }
-      },
-      "TaskId": {
-        "type": "integer",
-        "minimum": 1,
-        "maximum": 9007199254740991,
-        "description": "A task's id, a positive integer.",
-        "example": 42
-      },
       "TaskStatus": {
         "type": "string",
         "description": "Where the task stands. Claiming does not change it: a worker that starts work sets\n`InProgress` itself. `Done` is final.\n",
@@ -4273,6 +4342,13 @@ export const openapiDocument: OpenApiDocument = {
           "Done"
         ],
         "example": "InProgress"
+      },
+      "TaskId": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 9007199254740991,
+        "description": "A task's id, a positive integer.",
+        "example": 42
       },
       "UtcTimestamp": {
         "type": "string",
@@ -4448,6 +4524,62 @@ export const openapiDocument: OpenApiDocument = {
                 "type": "null"
               }
             ]
+          }
+        }
+      },
+      "TaskList": {
+        "type": "object",
+        "title": "TaskList",
+        "description": "One page of tasks in id order.",
+        "required": [
+          "object",
+          "data",
+          "nextCursor"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "list"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Task"
+            }
+          },
+          "nextCursor": {
+            "description": "Pass as `cursor` to get the next page; `null` on the last page.",
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "example": null
+          }
+        }
+      },
+      "CreateTaskRequest": {
+        "type": "object",
+        "title": "CreateTaskRequest",
+        "required": [
+          "title"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "title": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 500,
+            "example": "Rebuild the November report"
+          },
+          "description": {
+            "type": "string",
+            "maxLength": 20000,
+            "default": "",
+            "example": "Recompute totals from the ledger and publish the PDF."
           }
         }
       },

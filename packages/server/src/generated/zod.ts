@@ -339,19 +339,6 @@ export const zScopeCancellation = z.object({
 });
 
 /**
- * CreateTaskRequest
- */
-export const zCreateTaskRequest = z.object({
-    title: z.string().min(1).max(500),
-    description: z.string().max(20000).optional().default('')
-});
-
-/**
- * A task's id, a positive integer.
- */
-export const zTaskId = z.int().gte(1).lte(9007199254740991);
-
-/**
  * Where the task stands. Claiming does not change it: a worker that starts work sets
  * `InProgress` itself. `Done` is final.
  *
@@ -362,6 +349,11 @@ export const zTaskStatus = z.enum([
     'Blocked',
     'Done'
 ]);
+
+/**
+ * A task's id, a positive integer.
+ */
+export const zTaskId = z.int().gte(1).lte(9007199254740991);
 
 /**
  * A point in time in RFC 3339, always in UTC (`Z`).
@@ -409,6 +401,25 @@ export const zTask = z.object({
     createdUtc: zUtcTimestamp,
     updatedUtc: zUtcTimestamp,
     completedUtc: zUtcTimestamp.nullable()
+});
+
+/**
+ * TaskList
+ *
+ * One page of tasks in id order.
+ */
+export const zTaskList = z.object({
+    object: z.literal('list'),
+    data: z.array(zTask),
+    nextCursor: z.string().nullable()
+});
+
+/**
+ * CreateTaskRequest
+ */
+export const zCreateTaskRequest = z.object({
+    title: z.string().min(1).max(500),
+    description: z.string().max(20000).optional().default('')
 });
 
 /**
@@ -720,6 +731,11 @@ export const zClaimKey2 = zClaimKey;
 export const zScopeId = z.uuid();
 
 /**
+ * Only tasks with this status.
+ */
+export const zTaskStatusFilter = zTaskStatus;
+
+/**
  * The task id.
  */
 export const zTaskId2 = zTaskId;
@@ -870,6 +886,17 @@ export const zCancelScopePath = z.object({
  * The run is cancelled.
  */
 export const zCancelScopeResponse = zScopeCancellation;
+
+export const zListTasksQuery = z.object({
+    status: zTaskStatus.optional(),
+    limit: z.int().gte(1).lte(100).optional().default(50),
+    cursor: z.string().min(1).max(2048).optional()
+});
+
+/**
+ * One page of tasks in id order.
+ */
+export const zListTasksResponse = zTaskList;
 
 export const zCreateTaskBody = zCreateTaskRequest;
 
