@@ -13,6 +13,9 @@ import {
 } from '../support/leasehold-harness.js';
 import { observe } from '../support/response-contract.js';
 
+
+/** RFC 3339 in whole seconds, as the server answers timestamps (rounded down). */
+const utcSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 afterEach(stopServers);
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -146,7 +149,7 @@ describe('what a heartbeat touches', () => {
     );
     for (const result of answer.body.results) expect(result).not.toHaveProperty('token');
     const read = await h.call('getTask', { path: { taskId: task.id } });
-    expect(read.body.claim.expiresUtc).toBe(new Date(now + 900_000).toISOString());
+    expect(read.body.claim.expiresUtc).toBe(utcSeconds(now + 900_000));
     expect(read.headers.get('etag')).toBe(taskClaim.etag);
   });
 

@@ -12,6 +12,9 @@ import {
   type TestServer,
 } from '../support/leasehold-harness.js';
 
+
+/** RFC 3339 in whole seconds, as the server answers timestamps (rounded down). */
+const utcSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 afterEach(stopServers);
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -75,7 +78,7 @@ describe('the task-claims seed page', () => {
       json: { token },
     });
     expectStatus(renewed, 200);
-    expect(renewed.body.expiresUtc).toBe(new Date(T0 + 10 * 60_000 + 900_000).toISOString());
+    expect(renewed.body.expiresUtc).toBe(utcSeconds(T0 + 10 * 60_000 + 900_000));
     expect(renewed.body).not.toHaveProperty('token');
 
     // 6–7. Re-read, then report a note with If-Match, Idempotency-Key and X-Task-Claim.
@@ -104,7 +107,7 @@ describe('the task-claims seed page', () => {
       claimId: acquired.body.claimId,
       taskId: id,
       released: true,
-      releasedUtc: new Date(T0 + 10 * 60_000).toISOString(),
+      releasedUtc: utcSeconds(T0 + 10 * 60_000),
     });
     expect((await read(h, id)).body).toMatchObject({ status: 'InProgress', claim: null });
   });
@@ -271,7 +274,7 @@ describe('claims', () => {
       status: 'Done',
       claim: null,
       result: { pdf: 'reports/2026-11.pdf' },
-      completedUtc: new Date(T0 + 60_000).toISOString(),
+      completedUtc: utcSeconds(T0 + 60_000),
       notes: [{ text: 'Published.', claimId: claim.claim.claimId }],
     });
     const etag = done.headers.get('etag')!;
@@ -326,6 +329,20 @@ describe('credentials', () => {
     expectError(await h.call('claimTask', { key: OTHER, path: { taskId: task.id }, headers: { 'If-Match': task.etag } }), 404, 'task_not_found');
     // Each account numbers its own tasks.
     expect((await h.call('createTask', { key: OTHER, json: { title: 'theirs' } })).body.id).toBe(1);
+  });
+});
+
+describe('timestamps', () => {
+  it('answers expiresUtc and every task timestamp in whole seconds (as the task page shows), never later than the real expiry', async () => {
+    const h = await startServer();
+    h.control.advanceClock(1_750); // the server clock at T0 + 1.75 s
+    const task = await h.createTask();
+    const claim = await h.claimTask(task.id, task.etag);
+    expect(claim.claim.expiresUtc).toBe('2026-01-01T00:15:01Z'); // the lease really ends at 00:15:01.750
+    const read = await h.call('getTask', { path: { taskId: task.id } });
+    for (const value of [read.body.createdUtc, read.body.updatedUtc, read.body.claim.expiresUtc]) expect(value).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    h.control.advanceClock(900_000 - 1); // 1 ms before the real expiry, after the one shown: still held
+    expectStatus(await h.call('renewTaskClaim', { path: { taskId: task.id }, headers: { 'If-Match': claim.etag }, json: { token: claim.token } }), 200);
   });
 });
 

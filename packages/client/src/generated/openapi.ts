@@ -1267,7 +1267,12 @@ export interface components {
         TaskId: number;
         /**
          * Format: date-time
-         * @description A point in time in RFC 3339, always in UTC (`Z`).
+         * @description A point in time in RFC 3339, always in UTC (`Z`) and in whole seconds, as the task page shows
+         *     them (`2026-10-19T09:15:00Z`; never fractional). Expiries (`expiresUtc`,
+         *     `Spooler-Lease-Expires-At`) are rounded down, so they are never later than the instant the
+         *     server judges the lease by (which is kept to the millisecond); schedule renewals from the
+         *     granted duration (`leaseSeconds`) on your own monotonic clock rather than from a wall-clock
+         *     timestamp.
          * @example 2026-11-29T15:15:00Z
          */
         UtcTimestamp: string;

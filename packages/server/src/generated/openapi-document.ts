@@ -4353,7 +4353,7 @@ export const openapiDocument: OpenApiDocument = {
       "UtcTimestamp": {
         "type": "string",
         "format": "date-time",
-        "description": "A point in time in RFC 3339, always in UTC (`Z`).",
+        "description": "A point in time in RFC 3339, always in UTC (`Z`) and in whole seconds, as the task page shows\nthem (`2026-10-19T09:15:00Z`; never fractional). Expiries (`expiresUtc`,\n`Spooler-Lease-Expires-At`) are rounded down, so they are never later than the instant the\nserver judges the lease by (which is kept to the millisecond); schedule renewals from the\ngranted duration (`leaseSeconds`) on your own monotonic clock rather than from a wall-clock\ntimestamp.\n",
         "example": "2026-11-29T15:15:00Z"
       },
       "TaskClaimSummary": {
