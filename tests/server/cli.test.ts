@@ -92,6 +92,37 @@ describe('leasehold-server CLI', () => {
     expect(await stop(cli)).toEqual({ code: 0, signal: null });
   });
 
+  it('serves / and /api by default; a repeated --base-path replaces them; --docs-url moves every doc_url', async () => {
+    const byDefault = runCli(['--port', '0']);
+    const url = await listening(byDefault);
+    for (const mount of ['', '/api']) {
+      const answer = await fetch(`${url}${mount}/v1/tasks/7`, { headers: { Authorization: `Bearer ${ADMIN}` } });
+      expect([mount, answer.status, ((await answer.json()) as { doc_url: string }).doc_url]).toEqual([mount, 404, `${url}${mount}/docs#section/task_not_found`]);
+    }
+    expect(byDefault.stdout()).toContain(`API base URLs: ${url}  ${url}/api`);
+    expect(await stop(byDefault)).toEqual({ code: 0, signal: null });
+
+    const mounted = runCli(['--port', '0', '--base-path', '/edge', '--base-path', '/edge/v0/', '--docs-url', 'https://docs.example.com/leasehold/']);
+    const edge = await listening(mounted);
+    const statusAt = async (path: string) => {
+      const answer = await fetch(`${edge}${path}`, { headers: { Authorization: `Bearer ${ADMIN}` } });
+      return [answer.status, ((await answer.json()) as { code: string; doc_url?: string })] as const;
+    };
+    expect(await statusAt('/edge/v1/tasks/7')).toEqual([404, expect.objectContaining({ code: 'task_not_found', doc_url: 'https://docs.example.com/leasehold#section/task_not_found' })]);
+    expect((await statusAt('/edge/v0/v1/tasks/7'))[1].code).toBe('task_not_found');
+    expect(await statusAt('/v1/tasks/7')).toEqual([404, expect.objectContaining({ code: 'route_not_found' })]);
+    expect(await stop(mounted)).toEqual({ code: 0, signal: null });
+  });
+
+  it('refuses a --base-path without a leading / and a --docs-url that is not an http(s) URL', async () => {
+    for (const args of [['--base-path', 'api'], ['--docs-url', 'docs.example.com']]) {
+      const cli = runCli(['--port', '0', ...args]);
+      const { code } = await cli.exited;
+      expect(code, args.join(' ')).toBe(2);
+      expect(cli.stderr()).toMatch(new RegExp(args[0]!));
+    }
+  });
+
   it('loads --keys from a file: a rate-limited key gets 429, a blocked key 403 with no code, demo keys are gone', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'leasehold-cli-'));
     scratch.push(dir);
