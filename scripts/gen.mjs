@@ -63,8 +63,63 @@ function documentModule(bundleJson) {
   );
 }
 
-const bundle = bundleSpec();
+/**
+ * The error-code catalogue, from `ErrorCode` (its `enum` and `x-error-catalogue`) and `ErrorType`
+ * (`x-type-by-status`): checked for agreement, rendered into the bundle's description where
+ * `<!-- error-code-catalogue -->` stands (one `###` heading per code, so each code has the anchor
+ * `section/<code>` that `doc_url` links to), and emitted as the server's code → status and
+ * status → type tables.
+ */
+function errorCatalogue(document) {
+  const schemas = document.components.schemas;
+  const codes = schemas.ErrorCode?.enum;
+  const entries = schemas.ErrorCode?.['x-error-catalogue'];
+  const typeByStatus = schemas.ErrorType?.['x-type-by-status'];
+  const fail = (message) => {
+    throw new Error(`spec: ${message}`);
+  };
+  if (!Array.isArray(codes) || !entries || !typeByStatus) fail('ErrorCode needs enum and x-error-catalogue; ErrorType needs x-type-by-status');
+  const listed = Object.keys(entries);
+  const missing = codes.filter((code) => !listed.includes(code));
+  const extra = listed.filter((code) => !codes.includes(code));
+  if (missing.length || extra.length) fail(`ErrorCode enum and x-error-catalogue differ: missing ${missing.join(', ') || '-'}; extra ${extra.join(', ') || '-'}`);
+  for (const code of codes) {
+    const { status, description } = entries[code];
+    if (!/^[a-z][a-z0-9_]*$/.test(code)) fail(`error code ${code} is not snake_case`);
+    if (!Number.isInteger(status) || status < 400 || status > 599) fail(`error code ${code}: status ${status} is not 400–599`);
+    if (typeof description !== 'string' || description.trim() === '') fail(`error code ${code} has no description`);
+    if (typeByStatus[String(status)] === undefined) fail(`error code ${code}: status ${status} has no type in ErrorType x-type-by-status`);
+  }
+  const byStatus = [...codes].sort((a, b) => entries[a].status - entries[b].status);
+  const markdown = [
+    '## Error codes',
+    'Every `code` the API answers, with its status and envelope `type`. `doc_url` links here.',
+    '',
+    ...byStatus.flatMap((code) => {
+      const { status, description } = entries[code];
+      return [`### ${code}`, `**${status}** · \`${typeByStatus[String(status)]}\``, '', description.trim().replace(/\n/g, ' '), ''];
+    }),
+  ].join('\n');
+  const table = (name, type, value) => `export const ${name} = ${JSON.stringify(value, null, 2)} as const satisfies ${type};\n`;
+  const module =
+    header('the ErrorCode and ErrorType catalogue') +
+    '/** Every error code of the API and the HTTP status it answers with (`ErrorCode` in the spec). */\n' +
+    table('errorStatusByCode', 'Record<string, number>', Object.fromEntries(codes.map((code) => [code, entries[code].status]))) +
+    '\n/** A machine-readable error code (the envelope\'s `code`). */\n' +
+    'export type ErrorCode = keyof typeof errorStatusByCode;\n' +
+    '\n/** The envelope `type` of each error status (`ErrorType` `x-type-by-status` in the spec). */\n' +
+    table('errorTypeByStatus', 'Record<number, string>', Object.fromEntries(Object.entries(typeByStatus).map(([status, type]) => [Number(status), type])));
+  return { markdown, module };
+}
+
+const MARKER = '<!-- error-code-catalogue -->';
+const bundled = JSON.parse(bundleSpec());
+const catalogue = errorCatalogue(bundled);
+if (!bundled.info.description.includes(MARKER)) throw new Error(`spec: description.md lacks ${MARKER}`);
+bundled.info.description = bundled.info.description.replace(MARKER, catalogue.markdown);
+const bundle = `${JSON.stringify(bundled, null, 2)}\n`;
 const bundlePath = join(scratch, 'openapi.json');
+writeFileSync(bundlePath, bundle);
 const types = await generateTypes(bundlePath);
 const zod = await generateZod(bundlePath);
 
@@ -74,6 +129,7 @@ const outputs = {
   'packages/server/src/generated/openapi.ts': types,
   'packages/server/src/generated/zod.ts': zod,
   'packages/server/src/generated/openapi-document.ts': documentModule(bundle),
+  'packages/server/src/generated/error-codes.ts': catalogue.module,
   'packages/msw/src/generated/openapi.ts': types,
 };
 

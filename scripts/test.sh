@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
 bash scripts/install-chromium.sh
 bash scripts/install-postgres.sh
+bash scripts/install-seed-tools.sh
 pnpm run check
 if [ -f tmp/vitest-results.json ]; then
   node -e 'const r = require("./tmp/vitest-results.json"); console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed`)'

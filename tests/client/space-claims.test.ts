@@ -23,6 +23,18 @@ describe.each(MODES)('space claims (%s)', (mode) => {
 
   const run = (client: Leasehold = lh, holder = 'worker-1') => client.space(spaceId).run(runId, { holder });
 
+  it("decodes the server's superset error body into one typed error: code, message, request id and doc_url", async () => {
+    await run().claim('k').tryAcquire();
+    const error = await lh.space(spaceId).claims.get('free-key').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    const notFound = error as NotFoundError;
+    expect(notFound).toMatchObject({ status: 404, type: 'not_found_error', code: 'claim_not_found', param: 'key' });
+    expect(notFound.requestId).toBe(notFound.headers['request-id']);
+    const body = JSON.parse(notFound.rawBody) as { kind: string; error: { code: string; requestId: string } };
+    expect([body.kind, body.error.code, body.error.requestId]).toEqual(['claim_not_found', 'claim_not_found', notFound.requestId]);
+    expect(notFound.docUrl).toMatch(/^http:\/\/[^/]+\/docs#section\/claim_not_found$/);
+  });
+
   it('tryAcquire takes a free key with a fence, recording the session; null when held by someone else', async () => {
     const lease = await run().claim('reports/2026-11').tryAcquire();
     expect(lease).toBeInstanceOf(SpaceLease);

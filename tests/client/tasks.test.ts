@@ -31,6 +31,23 @@ describe.each(MODES)('tasks (%s)', (mode) => {
     dir = undefined;
   });
 
+  it('lists tasks with an async iterator, a page per request, filtered by status', async () => {
+    for (let i = 1; i <= 5; i++) await lh.tasks.create({ title: `task ${i}` });
+    const { etag } = await lh.tasks.get(3);
+    await lh.tasks.update(3, { status: 'Blocked' }, { etag });
+    const all: number[] = [];
+    for await (const task of lh.tasks.list({ limit: 2 })) all.push(task.id);
+    expect(all).toEqual([1, 2, 3, 4, 5]);
+    expect(h.requests('/v1/tasks', 'GET'), 'three pages of two').toHaveLength(3);
+    const todo: number[] = [];
+    for await (const task of lh.tasks.list({ status: 'Todo' })) todo.push(task.id);
+    expect(todo).toEqual([1, 2, 4, 5]);
+    // Breaking out early fetches no further page.
+    const before = h.requests('/v1/tasks', 'GET').length;
+    for await (const task of lh.tasks.list({ limit: 1 })) if (task.id === 1) break;
+    expect(h.requests('/v1/tasks', 'GET').length).toBe(before + 1);
+  });
+
   it('raw calls: create, get, claim (registered), protected writes, release', async () => {
     const { task, etag } = await lh.tasks.create({ title: 'Rebuild', description: 'totals' });
     expect(task).toMatchObject({ status: 'Todo', version: 1, claim: null });

@@ -190,6 +190,50 @@ describe('offline API reference at /docs', () => {
     expect(consoleErrors, 'console errors').toEqual([]);
   }, 120_000);
 
+  it("renders the error-code catalogue: an entry for every code of the spec's ErrorCode, with its status", async () => {
+    const schema = (spec as unknown as { components: { schemas: Record<string, { enum: string[]; 'x-error-catalogue': Record<string, { status: number }> }> } })
+      .components.schemas.ErrorCode!;
+    expect(schema.enum.length).toBeGreaterThan(30);
+    await page.goto(`${server!.url}/docs`, { waitUntil: 'networkidle' });
+    await page.locator('[id="section/error-codes"]').waitFor({ state: 'attached', timeout: 15_000 });
+    const entries = await page.evaluate(
+      (codes) =>
+        codes.map((code) => {
+          const heading = document.getElementById(`section/${code}`);
+          return { code, heading: heading?.textContent?.trim() ?? null, next: heading?.closest('[data-section-id]')?.textContent ?? '' };
+        }),
+      schema.enum,
+    );
+    const missing = entries.filter((entry) => entry.heading !== entry.code).map((entry) => entry.code);
+    expect(missing, 'codes without a catalogue entry in the rendered reference').toEqual([]);
+    for (const entry of entries) expect(entry.next, entry.code).toContain(String(schema['x-error-catalogue'][entry.code]!.status));
+  }, 60_000);
+
+  it('opens the catalogue entry a doc_url from a real error answer points at, under every mount', async () => {
+    for (const mount of ['', '/api']) {
+      const answer = await fetch(`${server!.url}${mount}/v1/tasks/999999`, { headers: { authorization: 'Bearer lh_test_admin' } });
+      const body = (await answer.json()) as { code: string; doc_url: string };
+      expect([answer.status, body.code]).toEqual([404, 'task_not_found']);
+      expect(body.doc_url).toBe(`${server!.url}${mount}/docs#section/task_not_found`);
+      // A fresh tab, as following the link from an error log would open it.
+      const tab = await context!.newPage();
+      try {
+        const opened = await tab.goto(body.doc_url, { waitUntil: 'networkidle' });
+        expect(opened?.status()).toBe(200);
+        const anchor = new URL(body.doc_url).hash.slice(1);
+        const target = tab.locator(`[id="${anchor}"]`);
+        await target.waitFor({ state: 'visible', timeout: 15_000 });
+        expect((await target.textContent())?.trim()).toBe('task_not_found');
+        // The page scrolled to it: the entry is in the viewport.
+        await expect
+          .poll(async () => target.evaluate((el) => { const box = el.getBoundingClientRect(); return box.top >= 0 && box.top < window.innerHeight; }))
+          .toBe(true);
+      } finally {
+        await tab.close();
+      }
+    }
+  }, 60_000);
+
   it('the served page declares a policy that refuses other origins', async () => {
     const html = await (await fetch(`${server!.url}/docs`)).text();
     expect(html).toContain('<div id="redoc">');

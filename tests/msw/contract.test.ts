@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { LeaseholdDispatcher } from '../../packages/msw/src/dispatcher.js';
 import { createLeaseholdHandlers, createLeaseholdMockServer } from '../../packages/msw/src/index.js';
 import { normalize } from './support/normalize.js';
+import { runOddRequests, type SendPairs } from './support/odd-requests.js';
 import { runScriptedSequence, type Send, type Step } from './support/scripted-sequence.js';
 
 /** Sends with a fetch, the way the client's fetch mode does. */
@@ -26,7 +27,28 @@ function sendWithUndici(base: string, dispatcher: Dispatcher): Send {
   };
 }
 
+/** Sends header pairs with a fetch (a repeated name becomes one joined line, as Fetch's `Headers` do). */
+function pairsWithFetch(base: string, fetchFn: typeof fetch, init: Record<string, unknown> = {}): SendPairs {
+  return async ({ method, path, headers, body }) => {
+    const response = await fetchFn(base + path, { method, headers: new Headers(headers), ...(body === undefined ? {} : { body }), ...init });
+    const out: Record<string, string> = {};
+    response.headers.forEach((value, name) => (out[name] = value));
+    return { status: response.status, headers: out, body: await response.text() };
+  };
+}
+
+/** Sends header pairs with `undici.request`: a repeated name goes out as separate header lines. */
+function pairsWithUndici(base: string, dispatcher?: Dispatcher): SendPairs {
+  return async ({ method, path, headers, body }) => {
+    const response = await undiciRequest(base + path, { dispatcher, method: method as Dispatcher.HttpMethod, headers: headers.flat(), body });
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) out[name] = String(value);
+    return { status: response.statusCode, headers: out, body: await response.body.text() };
+  };
+}
+
 const transcripts: Record<string, Step[]> = {};
+const odd: Record<string, Step[]> = {};
 
 beforeAll(async () => {
   // 1. MSW handlers, global fetch, a base URL with a mount prefix.
@@ -35,7 +57,7 @@ beforeAll(async () => {
     const mswServer = setupServer(...leasehold.handlers);
     mswServer.listen({ onUnhandledRequest: 'error' });
     try {
-      transcripts.msw = await runScriptedSequence(sendWithFetch('https://api.test/api', fetch), leasehold.server.control);
+      transcripts.msw = await runScriptedSequence(sendWithFetch('https://api.test/api', fetch), leasehold.server.control, 'https://api.test/api');
     } finally {
       mswServer.close();
     }
@@ -45,7 +67,7 @@ beforeAll(async () => {
     const server = createLeaseholdMockServer();
     const listener = await server.listen({ port: 0 });
     try {
-      transcripts.http = await runScriptedSequence(sendWithFetch(listener.url, fetch), server.control);
+      transcripts.http = await runScriptedSequence(sendWithFetch(listener.url, fetch), server.control, listener.url);
     } finally {
       await listener.close();
     }
@@ -53,13 +75,13 @@ beforeAll(async () => {
   // 3. The undici dispatcher, with undici.request.
   {
     const dispatcher = new LeaseholdDispatcher({ baseUrl: 'https://leasehold.test/mount' });
-    transcripts.dispatcherRequest = await runScriptedSequence(sendWithUndici('https://leasehold.test/mount', dispatcher), dispatcher.server.control);
+    transcripts.dispatcherRequest = await runScriptedSequence(sendWithUndici('https://leasehold.test/mount', dispatcher), dispatcher.server.control, 'https://leasehold.test/mount');
   }
   // 4. The undici dispatcher, with undici's fetch.
   {
     const dispatcher = new LeaseholdDispatcher({ baseUrl: 'https://leasehold.test' });
     const send = sendWithFetch('https://leasehold.test', undiciFetch as unknown as typeof fetch, { dispatcher });
-    transcripts.dispatcherFetch = await runScriptedSequence(send, dispatcher.server.control);
+    transcripts.dispatcherFetch = await runScriptedSequence(send, dispatcher.server.control, 'https://leasehold.test');
   }
 });
 
@@ -124,3 +146,73 @@ describe('one scripted sequence, every transport', () => {
     expect(byStep['read holder']?.claimId).toBe(byStep.acquire?.claimId);
   });
 });
+
+describe('odd requests, every transport: repeated headers and HEAD', () => {
+  beforeAll(async () => {
+    // Each transport on a fresh server, so the transcripts start from the same state.
+    {
+      const leasehold = createLeaseholdHandlers({ baseUrl: 'https://api.test/api' });
+      const mswServer = setupServer(...leasehold.handlers);
+      mswServer.listen({ onUnhandledRequest: 'error' });
+      try {
+        odd.msw = await runOddRequests(pairsWithFetch('https://api.test/api', fetch), leasehold.server.control, 'https://api.test/api');
+      } finally {
+        mswServer.close();
+      }
+    }
+    for (const [name, sendOf] of [
+      ['http', (url: string) => pairsWithUndici(url)],
+      ['httpFetch', (url: string) => pairsWithFetch(url, fetch)],
+    ] as const) {
+      const server = createLeaseholdMockServer();
+      const listener = await server.listen({ port: 0 });
+      try {
+        odd[name] = await runOddRequests(sendOf(listener.url), server.control, listener.url);
+      } finally {
+        await listener.close();
+      }
+    }
+    const mounted = new LeaseholdDispatcher({ baseUrl: 'https://leasehold.test/mount' });
+    odd.dispatcherRequest = await runOddRequests(pairsWithUndici('https://leasehold.test/mount', mounted), mounted.server.control, 'https://leasehold.test/mount');
+    const root = new LeaseholdDispatcher({ baseUrl: 'https://leasehold.test' });
+    odd.dispatcherFetch = await runOddRequests(pairsWithFetch('https://leasehold.test', undiciFetch as unknown as typeof fetch, { dispatcher: root }), root.server.control, 'https://leasehold.test');
+  });
+
+  it('refuses an ambiguous Authorization or Content-Type with 400 and answers HEAD without a body (the transcript is not vacuous)', () => {
+    const http = odd.http ?? [];
+    const summary = Object.fromEntries(http.map((s) => [s.step, `${s.status} ${(s.body as { code?: string } | undefined)?.code ?? (s.body === undefined ? '(no body)' : '')}`.trim()]));
+    expect(summary).toEqual({
+      'two identical Authorization lines': '400 ambiguous_header',
+      'two different Authorization lines': '400 ambiguous_header',
+      'one Authorization line with a comma': '400 ambiguous_header',
+      'an unknown and a known key': '400 ambiguous_header',
+      'two identical Content-Type lines': '400 ambiguous_header',
+      'one Content-Type line with two types': '400 ambiguous_header',
+      'a quoted comma in one Content-Type': '201',
+      'nothing was acquired by the refused requests': '200',
+      'two Idempotency-Key lines make one key': '201',
+      'the joined key replays': '201',
+      'a task to read': '201',
+      'two If-Match lines are one list': '200',
+      'HEAD of a task': '200 (no body)',
+      'HEAD of a missing task': '404 (no body)',
+      'HEAD without a key': '401 (no body)',
+      'HEAD with two keys': '400 (no body)',
+      'HEAD of a POST-only path': '405 (no body)',
+      'HEAD of no path': '404 (no body)',
+      'HEAD of the claim list': '200 (no body)',
+      'HEAD of the spec': '200 (no body)',
+    });
+    const byStep = Object.fromEntries(http.map((s) => [s.step, s]));
+    expect((byStep['nothing was acquired by the refused requests']?.body as { data: Array<{ key: string }> }).data.map((c) => c.key)).toEqual(['c']);
+    expect(byStep['the joined key replays']?.headers['idempotent-replayed']).toBe('true');
+    expect(byStep['HEAD of a task']?.headers.etag).toMatch(/^"task-\d+-v\d+"$/);
+    expect(byStep['HEAD of a POST-only path']?.headers.allow).toBe('POST');
+    expect(byStep['two identical Authorization lines']?.body).toMatchObject({ param: 'Authorization', kind: 'ambiguous_header' });
+  });
+
+  it.each(['httpFetch', 'msw', 'dispatcherRequest', 'dispatcherFetch'])('%s answers them exactly as node:http does (repeated lines sent raw)', (name) => {
+    expect(normalize(odd[name])).toEqual(normalize(odd.http));
+  });
+});
+

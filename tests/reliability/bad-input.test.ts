@@ -7,21 +7,25 @@
  * statuses; the envelope schema for unknown routes and wrong methods), never a 5xx; the server
  * keeps serving; and the state its reads show is unchanged by the rejected requests.
  */
+import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
+import { request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createLeaseholdServer, DEFAULT_KEYS, type LeaseholdServer, type NodeListener } from '../../packages/server/src/index.js';
 import { contractProblems } from '../support/response-contract.js';
 import { envelopeProblems, envelopeTypeFor } from './support/envelope.js';
-import { mutationsFor, STANDING_KEYS, type Mutation } from './support/mutations.js';
+import { mutationsFor, nestedJson, STANDING_KEYS, STORED_JSON, type Mutation } from './support/mutations.js';
 import { SuiteReport } from './support/report.js';
 import { size, timeout } from './support/sizes.js';
 import {
   buildWorld,
+  callJson,
   CONTROL_OPERATIONS,
   OPERATIONS,
   requestOf,
   routeOf,
+  urlOf,
   snapshot,
   SUCCESS,
   validCalls,
@@ -32,6 +36,14 @@ import {
 } from './support/world.js';
 
 const SEED = 0x5eed_bad;
+/** How many arrays and objects `value` nests (0 for a scalar). */
+function depthOf(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  return 1 + Math.max(0, ...Object.values(value as Record<string, unknown>).map(depthOf));
+}
+
+/** A surrogate code unit without its partner (what `String.prototype.isWellFormed` rejects). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const IN_PROCESS_RUNS = size(10_000, 100_000);
 const HTTP_RUNS = size(400, 4_000);
 const CONTROL_RUNS = size(1_500, 15_000);
@@ -309,4 +321,127 @@ describe('bad input', () => {
     expect(alive.status, 'the listener still serves').toBe(200);
     expect(problems, 'node:http answers these itself (no clientError handler in the adapter): bare status line, no envelope, no Request-Id').toEqual([]);
   });
+
+  it('repeated Authorization and Content-Type header lines, on every operation over node:http: 400 ambiguous_header, nothing changes', async () => {
+    const before = await snapshot(world);
+    const problems: string[] = [];
+    let sent = 0;
+    for (const op of OPERATIONS) {
+      const call = validCalls(world)[op.operationId] as PlainCall;
+      const variants: Array<[string, string[]]> = [['Authorization twice', ['authorization', call.headers.authorization as string]]];
+      if (op.hasBody) variants.push(['Content-Type twice', ['content-type', 'application/json']]);
+      for (const [name, extra] of variants) {
+        // Raw header lines: the call's own, plus the repeated one (undici.request sends each pair as a line).
+        const lines = [...Object.entries(call.headers).flat(), ...extra];
+        const body = call.body === undefined || call.body === '' ? (op.hasBody ? '{}' : undefined) : call.body;
+        const answer = await undiciRequest(urlOf(listener.url, call), { method: call.method as 'GET', headers: lines, body });
+        const text = await answer.body.text();
+        sent++;
+        const code = text ? (JSON.parse(text) as { code?: string }).code : undefined;
+        if (answer.statusCode !== 400 || code !== 'ambiguous_header') problems.push(`${op.operationId} ${name}: ${answer.statusCode} ${text.slice(0, 160)}`);
+      }
+    }
+    report.set('repeated Authorization / Content-Type lines over node:http', `${sent} requests, ${problems.length} not refused`);
+    expect(problems).toEqual([]);
+    expect(await snapshot(world), 'nothing was authenticated or written').toEqual(before);
+  });
+
+  it('JSON within the limits, wherever the API stores it, is answered back intact on every read', async () => {
+    const fresh = async () => {
+      const s = createLeaseholdServer({ clock: 'manual', onInternalError: (error) => internalErrors.push(error) });
+      return { s, w: await buildWorld(s, 'lh_test_admin') };
+    };
+    const call = (s: LeaseholdServer, method: string, path: string, json?: unknown, headers: Record<string, string> = {}) =>
+      callJson(s, method, path, { key: 'lh_test_admin', json, headers });
+    /** A value nesting exactly `levels` deep (mixing arrays and objects), with `leaf` at the bottom. */
+    const valueAt = (levels: number, leaf: unknown) => JSON.parse(nestedJson(levels, true).replace('1', JSON.stringify(leaf))) as unknown;
+    let runs = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...Object.keys(STORED_JSON)),
+        fc.integer({ min: 0, max: 62 }),
+        fc.jsonValue({ maxDepth: 2 }).filter((v) => JSON.stringify(v) !== undefined),
+        async (operationId, wanted, leaf) => {
+          const { s, w } = await fresh();
+          // The stored value nests at most 63 levels (the body is the 64th): the leaf's own count.
+          const levels = Math.min(wanted, 63 - depthOf(leaf));
+          const value = valueAt(levels, leaf);
+          const roundTrip = JSON.parse(JSON.stringify(value)) as unknown;
+          let reads: unknown[];
+          if (operationId === 'releaseSpaceClaim') {
+            const released = await call(s, 'POST', `/v1/spaces/${w.spaceId}/claims/${encodeURIComponent(w.heldKey)}/release`, { token: w.heldToken, observation: value });
+            expect(released.status, JSON.stringify(released.body).slice(0, 200)).toBe(200);
+            const next = await call(s, 'POST', `/v1/spaces/${w.spaceId}/claims`, { key: w.heldKey, scopeId: w.scopeId, holder: 'next', holderSession: 'sess-next' });
+            const row = await call(s, 'GET', `/v1/spaces/${w.spaceId}/claims/${encodeURIComponent(w.heldKey)}`);
+            reads = [released.body.observation, next.body.previousRelease.observation, row.body.previousRelease.observation];
+          } else if (operationId === 'heartbeatClaims') {
+            // details is an object inside the body: its value may nest one level less.
+            const progress = valueAt(Math.max(0, levels - 1), leaf);
+            const beat = await call(s, 'POST', '/v1/claims/heartbeat', { ttl: 30, details: { progress } });
+            expect(beat.status).toBe(200);
+            const row = await call(s, 'GET', `/v1/spaces/${w.spaceId}/claims/${encodeURIComponent(w.heldKey)}`);
+            const task = await call(s, 'GET', `/v1/tasks/${w.claimed.id}`);
+            const expected = JSON.parse(JSON.stringify(progress)) as unknown;
+            for (const read of [row.body.details.progress, task.body.claim.details.progress]) expect(read).toEqual(expected);
+            runs++;
+            return;
+          } else if (operationId === 'sendMessage') {
+            await call(s, 'PUT', `/v1/spools/${w.spool}/queues/deep`, { leaseTimeoutSeconds: 30 });
+            const sent = await call(s, 'POST', `/v1/spools/${w.spool}/queues/deep/messages`, { body: value });
+            expect(sent.status).toBe(201);
+            const received = await call(s, 'POST', `/v1/spools/${w.spool}/queues/deep/receive`);
+            reads = [sent.body.body, received.body.body];
+          } else {
+            const done = await call(s, 'POST', `/v1/tasks/${w.claimed.id}/complete`, { result: value }, { 'if-match': w.claimed.etag, 'x-task-claim': w.claimed.token });
+            expect(done.status).toBe(200);
+            const read = await call(s, 'GET', `/v1/tasks/${w.claimed.id}`);
+            const listed = await call(s, 'GET', '/v1/tasks?status=Done');
+            reads = [done.body.result, read.body.result, listed.body.data[0].result];
+          }
+          for (const read of reads) expect(read).toEqual(roundTrip);
+          runs++;
+        },
+      ),
+      { seed: SEED + 3, numRuns: size(200, 2_000) },
+    );
+    expect(internalErrors).toEqual([]);
+    report.set('stored JSON within the limits, answered back intact', `${runs} round trips`);
+  }, timeout(60_000, 600_000));
+
+  it('every key acquire accepts is addressable afterwards; every key it refuses is one no URL can address', async () => {
+    const keysServer = createLeaseholdServer({ clock: 'manual', onInternalError: (error) => internalErrors.push(error) });
+    const unit = fc.oneof(
+      fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), // lone surrogates included
+      fc.constantFrom('.', '/', '%', '%2e', '?', '#', '\\', ' ', '😀', '\u{10FFFF}'),
+    );
+    const tally = { accepted: 0, refused: 0 };
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.constantFrom('.', '..'), fc.string({ unit, minLength: 1, maxLength: 10 })), async (key) => {
+        const spaceId = randomUUID();
+        const scopeId = randomUUID();
+        const acquired = await callJson(keysServer, 'POST', `/v1/spaces/${spaceId}/claims`, { key: 'lh_test_admin', json: { key, scopeId, holder: 'k', holderSession: 's' } });
+        const addressable = key !== '.' && key !== '..' && !LONE_SURROGATE.test(key);
+        if (!addressable) {
+          expect([acquired.status, acquired.body.param], JSON.stringify(key)).toEqual([400, 'key']);
+          tally.refused++;
+          return;
+        }
+        expect(acquired.status, JSON.stringify(key)).toBe(201);
+        const path = `/v1/spaces/${spaceId}/claims/${encodeURIComponent(key)}`;
+        const read = await callJson(keysServer, 'GET', path, { key: 'lh_test_admin' });
+        expect([read.status, read.body.key]).toEqual([200, key]);
+        const renewed = await callJson(keysServer, 'POST', `${path}/renew`, { key: 'lh_test_admin', json: { token: acquired.body.token } });
+        expect(renewed.status).toBe(200);
+        const released = await callJson(keysServer, 'POST', `${path}/release`, { key: 'lh_test_admin', json: { token: acquired.body.token } });
+        expect([released.status, released.body.key]).toEqual([200, key]);
+        tally.accepted++;
+      }),
+      { seed: SEED + 4, numRuns: size(1_000, 10_000) },
+    );
+    expect(keysServer.control.stats().held).toBe(0);
+    expect(tally.accepted).toBeGreaterThan(0);
+    expect(tally.refused).toBeGreaterThan(0);
+    expect(internalErrors).toEqual([]);
+    report.set('keys: accepted and addressed / refused as unaddressable', `${tally.accepted} / ${tally.refused}`);
+  }, timeout(60_000, 600_000));
 });

@@ -169,6 +169,19 @@ async function crossAccount(op: OperationInfo, server: LeaseholdServer, ours: Wo
       expectRefusal(op, await send(server, outOfScope(base)), 404, 'space_not_found', 'a space outside the key');
       break;
     }
+    case 'listTasks': {
+      // The path names no account: each key lists its own account's tasks, and none of the other's.
+      const answer = await send(server, { ...base, query: 'limit=100' });
+      note(op.operationId, 'their resource', answer);
+      expect(answer.status, answer.text).toBe(200);
+      const claimIds = (answer.body.data as Array<{ claim: { claimId: string } | null }>).map((task) => task.claim?.claimId);
+      expect(claimIds, 'our claimed task is listed').toContain(ours.claimed.claimId);
+      expect(claimIds, 'their claimed task is not').not.toContain(theirs.claimed.claimId);
+      expect(answer.body.data.map((task: { id: number }) => task.id)).toEqual([ours.claimed.id, ours.open.id]);
+      const theirList = await send(server, { ...mine, query: 'limit=100' });
+      expect(theirList.body.data).toHaveLength(theirs.open.id);
+      break;
+    }
     case 'createTask': {
       // Nothing of theirs to name: our new task is numbered in our account, whatever they hold.
       const answer = await send(server, base);

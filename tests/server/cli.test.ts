@@ -69,7 +69,8 @@ describe('leasehold-server CLI', () => {
 
     const spec = await fetch(`${url}/openapi.json`);
     expect(spec.status).toBe(200);
-    expect(await spec.json()).toEqual(JSON.parse(readFileSync(join(ROOT, 'spec/dist/openapi.json'), 'utf8')));
+    const bundled = JSON.parse(readFileSync(join(ROOT, 'spec/dist/openapi.json'), 'utf8'));
+    expect(await spec.json()).toEqual({ ...bundled, servers: [{ url, description: expect.any(String) }] });
 
     const acquired = await observe(
       await fetch(`${url}/v1/spaces/${SPACE}/claims`, {
@@ -89,6 +90,37 @@ describe('leasehold-server CLI', () => {
     expect(cli.stdout()).toContain(`spec: ${url}/openapi.json`);
     expect(cli.stdout()).toContain(`clock: manual; test controls at ${url}/_control`);
     expect(await stop(cli)).toEqual({ code: 0, signal: null });
+  });
+
+  it('serves / and /api by default; a repeated --base-path replaces them; --docs-url moves every doc_url', async () => {
+    const byDefault = runCli(['--port', '0']);
+    const url = await listening(byDefault);
+    for (const mount of ['', '/api']) {
+      const answer = await fetch(`${url}${mount}/v1/tasks/7`, { headers: { Authorization: `Bearer ${ADMIN}` } });
+      expect([mount, answer.status, ((await answer.json()) as { doc_url: string }).doc_url]).toEqual([mount, 404, `${url}${mount}/docs#section/task_not_found`]);
+    }
+    expect(byDefault.stdout()).toContain(`API base URLs: ${url}  ${url}/api`);
+    expect(await stop(byDefault)).toEqual({ code: 0, signal: null });
+
+    const mounted = runCli(['--port', '0', '--base-path', '/edge', '--base-path', '/edge/v0/', '--docs-url', 'https://docs.example.com/leasehold/']);
+    const edge = await listening(mounted);
+    const statusAt = async (path: string) => {
+      const answer = await fetch(`${edge}${path}`, { headers: { Authorization: `Bearer ${ADMIN}` } });
+      return [answer.status, ((await answer.json()) as { code: string; doc_url?: string })] as const;
+    };
+    expect(await statusAt('/edge/v1/tasks/7')).toEqual([404, expect.objectContaining({ code: 'task_not_found', doc_url: 'https://docs.example.com/leasehold#section/task_not_found' })]);
+    expect((await statusAt('/edge/v0/v1/tasks/7'))[1].code).toBe('task_not_found');
+    expect(await statusAt('/v1/tasks/7')).toEqual([404, expect.objectContaining({ code: 'route_not_found' })]);
+    expect(await stop(mounted)).toEqual({ code: 0, signal: null });
+  });
+
+  it('refuses a --base-path without a leading / and a --docs-url that is not an http(s) URL', async () => {
+    for (const args of [['--base-path', 'api'], ['--docs-url', 'docs.example.com']]) {
+      const cli = runCli(['--port', '0', ...args]);
+      const { code } = await cli.exited;
+      expect(code, args.join(' ')).toBe(2);
+      expect(cli.stderr()).toMatch(new RegExp(args[0]!));
+    }
   });
 
   it('loads --keys from a file: a rate-limited key gets 429, a blocked key 403 with no code, demo keys are gone', async () => {

@@ -13,6 +13,9 @@ import {
 } from '../support/leasehold-harness.js';
 import { observe } from '../support/response-contract.js';
 
+
+/** RFC 3339 in whole seconds, as the server answers timestamps (rounded down). */
+const utcSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 afterEach(stopServers);
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -26,16 +29,35 @@ function holderOf(h: TestServer, key: string) {
 }
 
 describe('the heartbeat seed page', () => {
-  it('answers its request body { claimId, ttl, details } with one ack (ttl 0 clamps to 5 s)', async () => {
+  it('answers its own example body { claimId, ttl: 0, details } with one ack that never shortens the lease', async () => {
     const h = await startServer();
-    const claim = await h.acquire('reports/2026-11');
+    const claim = await h.acquire('reports/2026-11'); // leaseSeconds 30: expires at T0 + 30 s
     const answer = await beat(h, { claimId: claim.body.claimId, ttl: 0, details: {} });
     expectStatus(answer, 200);
     expect(answer.body).toEqual({
       object: 'list',
-      results: [{ claimId: claim.body.claimId, status: 'held', expiresAt: T0 + 5_000, queueDepth: 0 }],
+      results: [{ claimId: claim.body.claimId, status: 'held', expiresAt: T0 + 30_000, queueDepth: 0 }],
     });
-    expect((await holderOf(h, 'reports/2026-11')).body.details).toEqual({});
+    const row = (await holderOf(h, 'reports/2026-11')).body;
+    expect(row).toMatchObject({ details: {}, expiresAt: T0 + 30_000, leaseSeconds: 30 });
+  });
+
+  it('never moves a held or queued space claim earlier, whatever the ttl; a longer ttl extends it', async () => {
+    const h = await startServer();
+    const held = await h.acquire('k', { leaseSeconds: 600 });
+    const waiter = await h.acquire('k', { wait: true, leaseSeconds: 300, holderSession: 'sess-w' });
+    h.control.advanceClock(10_000);
+    for (const ttl of [0, 1, '5s', 30, 'PT2M']) {
+      const results = (await beat(h, { ttl })).body.results;
+      expect(results, `ttl ${ttl}`).toEqual([
+        { claimId: held.body.claimId, status: 'held', expiresAt: T0 + 600_000, queueDepth: 1 },
+        { claimId: waiter.body.claimId, status: 'queued', expiresAt: T0 + 300_000, position: 1, queueDepth: 1 },
+      ]);
+    }
+    h.control.advanceClock(280_000); // now T0 + 290 s: 600 s from now is later than both
+    const extended = (await beat(h, { ttl: 600 })).body.results;
+    expect(extended.map((r: { expiresAt: number }) => r.expiresAt)).toEqual([T0 + 890_000, T0 + 890_000]);
+    expect((await holderOf(h, 'k')).body).toMatchObject({ expiresAt: T0 + 890_000, leaseSeconds: 600 });
   });
 
   it('accepts the Python requests call: json= body with its default separators and headers', async () => {
@@ -78,7 +100,7 @@ describe('ttl', () => {
     ['1h', 600],
   ] as const)('ttl %j extends a held claim by %i s (clamped to 5–600)', async (ttl, seconds) => {
     const h = await startServer();
-    const claim = await h.acquire('k');
+    const claim = await h.acquire('k', { leaseSeconds: 5 }); // the shortest lease, so every ttl extends it
     h.control.advanceClock(1_000);
     const answer = await beat(h, { ttl });
     expect(answer.body.results).toEqual([{ claimId: claim.body.claimId, status: 'held', expiresAt: T0 + 1_000 + seconds * 1000, queueDepth: 0 }]);
@@ -127,7 +149,7 @@ describe('what a heartbeat touches', () => {
     );
     for (const result of answer.body.results) expect(result).not.toHaveProperty('token');
     const read = await h.call('getTask', { path: { taskId: task.id } });
-    expect(read.body.claim.expiresUtc).toBe(new Date(now + 900_000).toISOString());
+    expect(read.body.claim.expiresUtc).toBe(utcSeconds(now + 900_000));
     expect(read.headers.get('etag')).toBe(taskClaim.etag);
   });
 

@@ -3,6 +3,7 @@
  * limits, faults, the base path, routing and body handling.
  */
 import { readFileSync } from 'node:fs';
+import { request as undiciRequest } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ADMIN,
@@ -43,17 +44,56 @@ describe('Idempotency-Key', () => {
     expect((await h.call('getSpaceClaim', { path: { spaceId: SPACE, key: 'reports/2026-11' } })).body.claimId).toBe(first.body.claimId);
   });
 
-  it('replays errors too, even after the state that caused them changed', async () => {
+  it('does not store a conflict: the same key runs again once the key it wanted is free (claim_held is not replayed)', async () => {
     const h = await startServer();
     const holder = await acquire(h);
     const refused = await acquire(h, { idempotencyKey: 'acquire-2', json: { ...acquireBody(), holder: 'worker-2' } });
     expectError(refused, 409, 'claim_held');
     expectStatus(await h.call('releaseSpaceClaim', { path: { spaceId: SPACE, key: 'reports/2026-11' }, json: { token: holder.body.token } }), 200);
+    const retried = await acquire(h, { idempotencyKey: 'acquire-2', json: { ...acquireBody(), holder: 'worker-2' } });
+    expectStatus(retried, 201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    // The success is stored: a further repeat replays it.
     const replayed = await acquire(h, { idempotencyKey: 'acquire-2', json: { ...acquireBody(), holder: 'worker-2' } });
-    expectError(replayed, 409, 'claim_held');
-    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
-    expect({ ...replayed.body, request_id: undefined }).toEqual({ ...refused.body, request_id: undefined });
-    expect(replayed.body.request_id).toBe(replayed.headers.get('request-id'));
+    expect([replayed.status, replayed.headers.get('idempotent-replayed'), replayed.body.claimId]).toEqual([201, 'true', retried.body.claimId]);
+  });
+
+  it("does not store a 412: the task page's fixed key claims once the If-Match is current", async () => {
+    const h = await startServer();
+    const task = await h.createTask();
+    const claim = (etag: string) =>
+      h.call('claimTask', { path: { taskId: task.id }, headers: { 'If-Match': etag }, idempotencyKey: 'example-acquire-001' });
+    expectError(await claim('"task-42-plan-7"'), 412, 'etag_mismatch');
+    const claimed = await claim(task.etag);
+    expectStatus(claimed, 200);
+    expect(claimed.headers.get('idempotent-replayed')).toBeNull();
+    expect((await claim(task.etag)).headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  const claimedTask = async (h: TestServer) => {
+    const task = await h.createTask();
+    await h.claimTask(task.id, task.etag);
+  };
+  const none = async () => undefined;
+  it.each([
+    ['400 validation failure', none, (h: TestServer) => acquire(h, { idempotencyKey: 'k', json: { ...acquireBody(), leaseSeconds: 1 } }), 400],
+    ['401 unknown API key', none, (h: TestServer) => acquire(h, { idempotencyKey: 'k', key: 'lh_nobody' }), 401],
+    ['403 missing permission', none, (h: TestServer) => acquire(h, { idempotencyKey: 'k', key: READER }), 403],
+    ['404 unknown task', none, (h: TestServer) => h.call('claimTask', { path: { taskId: 99 }, headers: { 'If-Match': '"task-99-v1"' }, idempotencyKey: 'k' }), 404],
+    ['409 task_claimed', claimedTask, (h: TestServer) => h.call('claimTask', { path: { taskId: 1 }, headers: { 'If-Match': '"task-1-v2"' }, idempotencyKey: 'k' }), 409],
+    ['503 (injected)', none, (h: TestServer) => {
+      h.control.injectFault({ operationId: 'acquireSpaceClaim', status: 503, times: 1 });
+      return acquire(h, { idempotencyKey: 'k' });
+    }, 503],
+  ] as const)('does not store a %s: no record is kept under the key, so a retry runs again', async (_name, prepare, send, status) => {
+    const h = await startServer();
+    await prepare(h);
+    const records = h.control.stats().idempotencyRecords;
+    const answer = await send(h);
+    expect(answer.status).toBe(status);
+    expect(answer.headers.get('idempotent-replayed')).toBeNull();
+    expect(h.control.stats().idempotencyRecords, 'no record was stored for the failure').toBe(records);
+    expect((await send(h)).headers.get('idempotent-replayed'), 'the retry ran again').toBeNull();
   });
 
   it('accepts the quoted structured-field form of the IETF draft as the same key', async () => {
@@ -249,7 +289,7 @@ describe('rate limits', () => {
     expectError(limited, 429, 'rate_limited');
     const retryAfter = limited.headers.get('retry-after')!;
     expect(retryAfter).toMatch(/^[1-9][0-9]*$/);
-    expect(Object.keys(limited.body).sort()).toEqual(['code', 'doc_url', 'message', 'request_id', 'type']);
+    expect(Object.keys(limited.body).sort()).toEqual(['code', 'doc_url', 'error', 'kind', 'message', 'request_id', 'type']);
     expect(JSON.stringify(limited.body)).not.toMatch(/retry/i);
     // Another credential of the same account has its own budget.
     expectStatus(await h.call('listSpaceClaims', { key: READER, path }), 200);
@@ -277,7 +317,23 @@ describe('routes', () => {
     expect(response.headers.get('request-id')).toBeTruthy();
     expect(response.headers.get('date')).toBeTruthy();
     const bundled = JSON.parse(readFileSync(new URL('../../spec/dist/openapi.json', import.meta.url), 'utf8'));
-    expect(await response.json()).toEqual(bundled);
+    const served = await response.json();
+    expect({ ...served, servers: bundled.servers }).toEqual(bundled);
+  });
+
+  it('names in /openapi.json the server the request reached: host, port and mount', async () => {
+    const h = await startServer({ basePath: ['/', '/api', '/edge/v0'] });
+    const serversOf = async (path: string) =>
+      ((await (await fetch(`${h.origin}${path}`)).json()) as { servers: Array<{ url: string }> }).servers.map((s) => s.url);
+    expect(await serversOf('/openapi.json')).toEqual([h.origin]);
+    expect(await serversOf('/api/openapi.json')).toEqual([`${h.origin}/api`]);
+    expect(await serversOf('/edge/v0/openapi.json')).toEqual([`${h.origin}/edge/v0`]);
+    // The Host header the client used (a name instead of the address, another port behind a proxy).
+    // (fetch never sends a Host of its own choosing: undici.request does.)
+    const viaHost = await undiciRequest(`${h.origin}/api/openapi.json`, { headers: { host: 'leasehold.internal:8443' } });
+    expect(((await viaHost.body.json()) as { servers: Array<{ url: string }> }).servers).toEqual([
+      expect.objectContaining({ url: 'http://leasehold.internal:8443/api' }),
+    ]);
   });
 
   it('answers an unknown route with a 404 route_not_found envelope', async () => {
@@ -298,8 +354,19 @@ describe('routes', () => {
     expect(envelopeProblems(answer, 'invalid_request_error')).toEqual([]);
     const tasks = await h.raw('/v1/tasks/1', { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN}` } });
     expect(tasks.status).toBe(405);
-    expect(tasks.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'PATCH']);
+    expect(tasks.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'HEAD', 'PATCH']);
     expect(envelopeProblems(tasks, 'invalid_request_error')).toEqual([]);
+  });
+
+  it('serves the whole API under / and /api by default, one state behind both', async () => {
+    const h = await startServer();
+    const viaRoot = await acquire(h);
+    expectStatus(viaRoot, 201);
+    const viaApi = await h.raw(`/api/v1/spaces/${SPACE}/claims/${encodeURIComponent('reports/2026-11')}`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    expect([viaApi.status, (viaApi.body as { claimId: string }).claimId]).toEqual([200, viaRoot.body.claimId]);
+    expect((await h.raw('/api/openapi.json')).status).toBe(200);
+    const miss = await h.raw('/apiv1/claims/heartbeat', { method: 'POST', headers: { authorization: `Bearer ${ADMIN}` } });
+    expect(miss.status).toBe(404);
   });
 
   it('mounts the API under a base path: /api/v1 works, /v1 and /api/v10 are 404 envelopes', async () => {
@@ -375,11 +442,11 @@ describe('request bodies', () => {
     expectStatus(await heartbeat(h, under, 'application/json'), 200);
   });
 
-  it('names an unknown body field in param', async () => {
+  it('names an unknown body field in param, and sends errors only when there is more than one problem', async () => {
     const h = await startServer();
     const answer = await acquire(h, { json: { ...acquireBody(), holdr: 'typo' } });
     expectError(answer, 400, 'invalid_request', 'holdr');
-    expect(answer.body.errors).toEqual([expect.objectContaining({ param: 'holdr' })]);
+    expect(answer.body).not.toHaveProperty('errors');
   });
 
   it('lists every problem in errors, the first one in param', async () => {

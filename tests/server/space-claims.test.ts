@@ -1,5 +1,6 @@
 /** Space claims over real HTTP: the seed page's calls, FIFO waiters, fencing, listing, keys and runs. */
 import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ADMIN,
@@ -154,6 +155,26 @@ describe('FIFO waiters and fences', () => {
     for (let i = 1; i < fences.length; i++) expect(fences[i], `fences ${fences.join(', ')}`).toBeGreaterThan(fences[i - 1]!);
   });
 
+  it("keeps another account's fences still while this account grants: a sequence per account reveals nothing", async () => {
+    const h = await startServer();
+    const other = (key: string) =>
+      h.call('acquireSpaceClaim', { key: OTHER, path: { spaceId: SPACE }, json: { key, scopeId: SCOPE, holder: 'o', holderSession: 'so' } });
+    const before = await other('probe-1');
+    expectStatus(before, 201);
+    // This account grants 25 times, of every kind.
+    for (let i = 0; i < 20; i++) await h.acquire(`busy/${i}`);
+    for (let i = 0; i < 5; i++) {
+      const task = await h.createTask(`task ${i}`);
+      await h.claimTask(task.id, task.etag);
+    }
+    const after = await other('probe-2');
+    expectStatus(after, 201);
+    expect(after.body.fence, 'the other account sees the next number of its own sequence').toBe(before.body.fence + 1);
+    // Both accounts' sequences start from 1: fences are comparable only within one account's resources.
+    expect(before.body.fence).toBe(1);
+    expect((await h.acquire('busy/last')).body.fence).toBe(26);
+  });
+
   it('answers 409 claim_held to a second claimant that does not wait, and changes nothing', async () => {
     const h = await startServer();
     const first = await h.acquire('k');
@@ -244,6 +265,50 @@ describe('keys', () => {
   it('rejects a 513-character key in the path with 400 naming key', async () => {
     const h = await startServer();
     expectError(await holderOf(h, 'k'.repeat(513)), 400, 'invalid_request', 'key');
+  });
+
+  it.each([
+    ['"."', '.'],
+    ['".."', '..'],
+    ['a lone high surrogate', String.raw`report\uD800`],
+    ['a lone low surrogate', String.raw`\uDC00report`],
+  ])('refuses the unaddressable key %s at acquire with 400 naming key, and holds nothing', async (_name, key) => {
+    const h = await startServer();
+    const response = await fetch(`${h.origin}/v1/spaces/${SPACE}/claims`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      // Written by hand: a lone surrogate travels as a JSON \u escape (it has no UTF-8 form).
+      body: `{"key":"${key}","scopeId":"${SCOPE}","holder":"w","holderSession":"s"}`,
+    });
+    const body = (await response.json()) as { code?: string; param?: string };
+    expect([response.status, body.code, body.param]).toEqual([400, 'invalid_request', 'key']);
+    expect(h.control.stats().held).toBe(0);
+  });
+
+  it('reads, renews and releases at its percent-encoded path every key acquire accepts', async () => {
+    const h = await startServer();
+    const unit = fc.oneof(
+      fc.constantFrom('.', '/', '%', '%2e', '%2E', '?', '#', '&', '+', ' ', '\\', '\u0000', '\n', '~', ';', '\uFFFD', '\uFEFF', '😀', '\u{10FFFF}'),
+      fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+      fc.integer({ min: 0xa0, max: 0xd7ff }).map((c) => String.fromCharCode(c)),
+    );
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit, minLength: 1, maxLength: 8 }).filter((k) => k !== '.' && k !== '..'), async (key) => {
+        const spaceId = randomUUID(); // a fresh space per key, so keys never collide
+        const path = { spaceId, key };
+        const acquired = await h.call('acquireSpaceClaim', { path: { spaceId }, json: { key, scopeId: SCOPE, holder: 'w', holderSession: 's' } });
+        expect(acquired.status, JSON.stringify(key)).toBe(201);
+        const read = await h.call('getSpaceClaim', { path });
+        expect([read.status, read.body.key], JSON.stringify(key)).toEqual([200, key]);
+        expectStatus(await h.call('renewSpaceClaim', { path, json: { token: acquired.body.token } }), 200);
+        const released = await h.call('releaseSpaceClaim', { path, json: { token: acquired.body.token } });
+        expect([released.status, released.body.key]).toEqual([200, key]);
+        n++;
+      }),
+      { numRuns: 60, seed: 0x6b657973 },
+    );
+    expect(n).toBe(60);
   });
 });
 

@@ -252,7 +252,7 @@ describe('spools and queues', () => {
   it('creates a spool and its queues, reporting depth and leased counts', async () => {
     const h = await startServer();
     const spool = await h.call('createSpool', { json: { name: 'billing:eu_1-a' } });
-    expect(spool.body).toEqual({ object: 'spool', name: 'billing:eu_1-a', queues: [], createdAt: new Date(T0).toISOString() });
+    expect(spool.body).toEqual({ object: 'spool', name: 'billing:eu_1-a', queues: [], createdAt: utc(T0) });
     const created = await h.call('putQueue', { path: { spool: 'billing:eu_1-a', queue: 'invoices' }, json: { leaseTimeoutSeconds: 43200 } });
     expect(created.body).toEqual({ object: 'queue', spool: 'billing:eu_1-a', name: 'invoices', leaseTimeoutSeconds: 43200, depth: 0, leased: 0 });
     expectError(await h.call('putQueue', { path: { spool: 'billing:eu_1-a', queue: 'x' }, json: { leaseTimeoutSeconds: 43201 } }), 400, undefined, 'leaseTimeoutSeconds');

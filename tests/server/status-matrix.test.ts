@@ -118,6 +118,15 @@ const operations: Record<string, { success: number; read?: boolean; sample: Samp
     sample: async () => ({ json: { title: 'Rebuild the November report' } }),
     invalid: { param: 'title', make: async () => ({ json: { title: '' } }) },
   },
+  listTasks: {
+    success: 200,
+    read: true,
+    sample: async (h) => {
+      await h.createTask();
+      return { query: { status: 'Todo', limit: 10 } };
+    },
+    invalid: { param: 'limit', make: async () => ({ query: { limit: 101 } }) },
+  },
   getTask: {
     success: 200,
     read: true,

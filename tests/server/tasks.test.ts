@@ -12,6 +12,9 @@ import {
   type TestServer,
 } from '../support/leasehold-harness.js';
 
+
+/** RFC 3339 in whole seconds, as the server answers timestamps (rounded down). */
+const utcSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 afterEach(stopServers);
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -75,7 +78,7 @@ describe('the task-claims seed page', () => {
       json: { token },
     });
     expectStatus(renewed, 200);
-    expect(renewed.body.expiresUtc).toBe(new Date(T0 + 10 * 60_000 + 900_000).toISOString());
+    expect(renewed.body.expiresUtc).toBe(utcSeconds(T0 + 10 * 60_000 + 900_000));
     expect(renewed.body).not.toHaveProperty('token');
 
     // 6–7. Re-read, then report a note with If-Match, Idempotency-Key and X-Task-Claim.
@@ -104,7 +107,7 @@ describe('the task-claims seed page', () => {
       claimId: acquired.body.claimId,
       taskId: id,
       released: true,
-      releasedUtc: new Date(T0 + 10 * 60_000).toISOString(),
+      releasedUtc: utcSeconds(T0 + 10 * 60_000),
     });
     expect((await read(h, id)).body).toMatchObject({ status: 'InProgress', claim: null });
   });
@@ -271,7 +274,7 @@ describe('claims', () => {
       status: 'Done',
       claim: null,
       result: { pdf: 'reports/2026-11.pdf' },
-      completedUtc: new Date(T0 + 60_000).toISOString(),
+      completedUtc: utcSeconds(T0 + 60_000),
       notes: [{ text: 'Published.', claimId: claim.claim.claimId }],
     });
     const etag = done.headers.get('etag')!;
@@ -326,5 +329,90 @@ describe('credentials', () => {
     expectError(await h.call('claimTask', { key: OTHER, path: { taskId: task.id }, headers: { 'If-Match': task.etag } }), 404, 'task_not_found');
     // Each account numbers its own tasks.
     expect((await h.call('createTask', { key: OTHER, json: { title: 'theirs' } })).body.id).toBe(1);
+  });
+});
+
+describe('timestamps', () => {
+  it('answers expiresUtc and every task timestamp in whole seconds (as the task page shows), never later than the real expiry', async () => {
+    const h = await startServer();
+    h.control.advanceClock(1_750); // the server clock at T0 + 1.75 s
+    const task = await h.createTask();
+    const claim = await h.claimTask(task.id, task.etag);
+    expect(claim.claim.expiresUtc).toBe('2026-01-01T00:15:01Z'); // the lease really ends at 00:15:01.750
+    const read = await h.call('getTask', { path: { taskId: task.id } });
+    for (const value of [read.body.createdUtc, read.body.updatedUtc, read.body.claim.expiresUtc]) expect(value).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    h.control.advanceClock(900_000 - 1); // 1 ms before the real expiry, after the one shown: still held
+    expectStatus(await h.call('renewTaskClaim', { path: { taskId: task.id }, headers: { 'If-Match': claim.etag }, json: { token: claim.token } }), 200);
+  });
+});
+
+describe('listing tasks', () => {
+  /** Every task of a walk with `query`, page by page, and the pages' sizes. */
+  async function walk(h: TestServer, query: Record<string, string | number> = {}, key?: string) {
+    const ids: number[] = [];
+    const sizes: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await h.call('listTasks', { key, query: { ...query, ...(cursor === undefined ? {} : { cursor }) } });
+      expectStatus(page, 200);
+      ids.push(...page.body.data.map((task: { id: number }) => task.id));
+      sizes.push(page.body.data.length);
+      cursor = page.body.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+    return { ids, sizes };
+  }
+
+  it('lists the account’s tasks in id order, page by page with limit and cursor, filtered by status', async () => {
+    const h = await startServer();
+    for (let i = 1; i <= 7; i++) await h.createTask(`task ${i}`);
+    // Task 2 is claimed and InProgress, task 5 Blocked, task 6 Done.
+    const two = await h.claimTask(2, '"task-2-v1"');
+    const patched = await h.call('updateTask', { path: { taskId: 2 }, headers: { 'If-Match': two.etag, 'X-Task-Claim': two.token }, json: { status: 'InProgress' } });
+    expectStatus(patched, 200);
+    expectStatus(await h.call('updateTask', { path: { taskId: 5 }, headers: { 'If-Match': '"task-5-v1"' }, json: { status: 'Blocked' } }), 200);
+    expectStatus(await h.call('completeTask', { path: { taskId: 6 }, headers: { 'If-Match': '"task-6-v1"' }, json: {} }), 200);
+
+    expect(await walk(h, { limit: 3 })).toEqual({ ids: [1, 2, 3, 4, 5, 6, 7], sizes: [3, 3, 1] });
+    expect((await walk(h, { status: 'Todo', limit: 2 })).ids).toEqual([1, 3, 4, 7]);
+    expect((await walk(h, { status: 'InProgress' })).ids).toEqual([2]);
+    expect((await walk(h, { status: 'Blocked' })).ids).toEqual([5]);
+    expect((await walk(h, { status: 'Done' })).ids).toEqual([6]);
+    const first = await h.call('listTasks', { query: { limit: 1 } });
+    expect(first.body).toMatchObject({ object: 'list', data: [{ object: 'task', id: 1, status: 'Todo', claim: null }] });
+    // The claim shows without its token.
+    const claimed = await h.call('listTasks', { query: { status: 'InProgress' } });
+    expect(claimed.body.data[0].claim).toMatchObject({ claimId: two.claim.claimId });
+    expect(JSON.stringify(claimed.body)).not.toContain(two.token);
+  });
+
+  it('never skips or repeats a task that keeps its status while tasks are created and change between pages', async () => {
+    const h = await startServer();
+    for (let i = 1; i <= 10; i++) await h.createTask(`task ${i}`);
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    let round = 0;
+    do {
+      const page = await h.call('listTasks', { query: { status: 'Todo', limit: 3, ...(cursor === undefined ? {} : { cursor }) } });
+      seen.push(...page.body.data.map((task: { id: number }) => task.id));
+      cursor = page.body.nextCursor ?? undefined;
+      round++;
+      // Between pages: a new task appears, and an already listed one is Blocked and back.
+      await h.createTask(`late ${round}`);
+      const listed = seen[0] as number;
+      const task = await read(h, listed);
+      const blocked = await h.call('updateTask', { path: { taskId: listed }, headers: { 'If-Match': task.headers.get('etag')! }, json: { status: 'Blocked' } });
+      await h.call('updateTask', { path: { taskId: listed }, headers: { 'If-Match': blocked.headers.get('etag')! }, json: { status: 'Todo' } });
+    } while (cursor !== undefined);
+    expect(new Set(seen).size, 'no task listed twice').toBe(seen.length);
+    for (let id = 1; id <= 10; id++) expect(seen).toContain(id);
+  });
+
+  it('shows another account none of them, and refuses a cursor it did not make', async () => {
+    const h = await startServer();
+    await h.createTask();
+    expect((await h.call('listTasks', { key: OTHER })).body).toEqual({ object: 'list', data: [], nextCursor: null });
+    expect((await h.call('listTasks', { key: READER })).body.data).toHaveLength(1);
+    expectError(await h.call('listTasks', { query: { cursor: 'nonsense' } }), 400, 'invalid_request', 'cursor');
+    expectError(await h.call('listTasks', { query: { status: 'Paused' } }), 400, 'invalid_request', 'status');
   });
 });

@@ -253,7 +253,9 @@ export function keysWith(...extraKeys: KeyConfig[]): KeyConfig[] {
 export async function startServer(options: LeaseholdServerOptions = {}): Promise<TestServer> {
   const server = createLeaseholdServer({ clock: 'manual', control: true, ...options });
   const listener = await server.listen({ port: 0 });
-  const started = new TestServer(server, listener, (options.basePath ?? '').replace(/\/+$/, ''));
+  // Calls go to the first mount (the default mounts are `/` and `/api`: the root).
+  const basePath = typeof options.basePath === 'string' ? options.basePath : (options.basePath?.[0] ?? '');
+  const started = new TestServer(server, listener, basePath.replace(/\/+$/, ''));
   running.add(started);
   return started;
 }

@@ -15,11 +15,11 @@ export { ClaimHandle, type AcquireOptions } from './claim-handle.js';
 export { ClaimPage, ClaimListPromise, type ListClaimsOptions } from './claim-list.js';
 
 /** Tasks, task claims and the safe worker loop. */
-export { Tasks, type TaskWithEtag, type ClaimedTask } from './tasks.js';
+export { Tasks, type TaskWithEtag, type ClaimedTask, type ListTasksOptions } from './tasks.js';
 /** What `lh.tasks.work()` takes and gives its function. */
 export type { TaskWorkContext, TaskWorkOptions } from './task-work.js';
-/** The `If-Match` / `X-Task-Claim` preconditions of a task write. */
-export type { TaskWriteGuard } from './resources/tasks.js';
+/** The `If-Match` / `X-Task-Claim` preconditions of a task write, and the query of a task list page. */
+export type { ListTasksQuery, TaskWriteGuard } from './resources/tasks.js';
 
 /** Spools, their queues and the consume loop. */
 export { Spool, SpoolQueue } from './spool.js';
@@ -86,6 +86,7 @@ export type {
   Details,
   Task,
   TaskStatus,
+  TaskList,
   TaskNote,
   TaskClaim,
   TaskClaimRelease,

@@ -2,7 +2,7 @@ import type { ClientRuntime } from './client-runtime.js';
 import { LeaseholdError } from './core/leasehold-error.js';
 import type { LeaseholdResponse } from './core/request-options.js';
 import { pickCallOptions, type CallOptions } from './resources/call-options.js';
-import type { TaskWriteGuard } from './resources/tasks.js';
+import type { ListTasksQuery, TaskWriteGuard } from './resources/tasks.js';
 import { adoptTaskLease, type TaskLease } from './task-lease.js';
 import { workOnTask, type TaskWorkContext, type TaskWorkOptions } from './task-work.js';
 import type {
@@ -28,6 +28,9 @@ export interface ClaimedTask {
   /** The claim answer (its `token` is `lease.token`). */
   response: LeaseholdResponse<TaskClaim>;
 }
+
+/** Options of `tasks.list()`: the query (`status`, `limit` per page, a starting `cursor`) plus call options. */
+export type ListTasksOptions = ListTasksQuery & CallOptions;
 
 /** The `ETag` of a task answer (every task answer carries one). */
 export function etagOf(response: LeaseholdResponse<unknown>): string {
@@ -57,6 +60,23 @@ export class Tasks {
   async create(body: CreateTaskRequest, options: CallOptions = {}): Promise<TaskWithEtag> {
     const response = await this.#runtime.tasks.create(body, pickCallOptions(options));
     return { task: response.data, etag: etagOf(response) };
+  }
+
+  /**
+   * Every task of the account in id order (optionally only those with `status`), fetched a page
+   * (`limit`) at a time as the loop asks for more. Read a task (`get`) for its ETag before a write.
+   * @example
+   * for await (const task of lh.tasks.list({ status: 'Todo' })) await lh.tasks.work(task.id, render);
+   */
+  async *list(options: ListTasksOptions = {}): AsyncGenerator<Task, void, undefined> {
+    const { status, limit } = options;
+    const call = pickCallOptions(options);
+    let cursor = options.cursor;
+    do {
+      const page = (await this.#runtime.tasks.list({ status, limit, cursor }, call)).data;
+      yield* page.data;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
   }
 
   /** Reads a task and its current ETag. */

@@ -31,6 +31,8 @@ export type Details = Schemas['Details'];
 export type Task = Schemas['Task'];
 /** A task's status. */
 export type TaskStatus = Schemas['TaskStatus'];
+/** One page of tasks. */
+export type TaskList = Schemas['TaskList'];
 /** A note on a task. */
 export type TaskNote = Schemas['TaskNote'];
 /** The body of a task create. */

@@ -4,8 +4,9 @@ import { leaseWatchOf } from './lease-watch.js';
 
 /**
  * The core every Fetch adapter shares: answers a Fetch `Request` under `base` with the
- * reference server. The base URL's mount prefix is stripped first (the server sits at its
- * root), and the answer is shown to the server's lease watch before it is returned. A dropped
+ * reference server. The base URL's mount prefix is stripped first (the server sees the path
+ * under its root mount, and is told the base URL, which its `doc_url`s and `/openapi.json` name),
+ * and the answer is shown to the server's lease watch before it is returned. A dropped
  * answer comes back as `Response.error()`, which fetch and MSW turn into a network error.
  */
 export async function answerFetch(server: LeaseholdServer, base: BaseUrl, request: Request): Promise<Response> {
@@ -24,7 +25,7 @@ export async function answerFetch(server: LeaseholdServer, base: BaseUrl, reques
     headers: request.headers,
     body: hasBody ? await request.arrayBuffer() : null,
   });
-  const response = await server.handle(rebased);
+  const response = await server.handle(rebased, { baseUrl: base.href });
   await leaseWatchOf(server).observe({
     method,
     path,

@@ -15,7 +15,7 @@ export interface LeaseholdHandlersOptions {
    */
   baseUrl: string | URL;
   /**
-   * The reference server to answer with (it must sit at its root: no `basePath`), or the
+   * The reference server to answer with (it must mount the root, as the default mounts do), or the
    * options of a new one. Default: a new server on a manual clock.
    */
   server?: ServerOrOptions;

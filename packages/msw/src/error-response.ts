@@ -1,15 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { errorTypeByStatus } from '@leasehold/server';
+import { errorEnvelope, type ErrorCode, type ErrorEnvelope } from '@leasehold/server';
 import { HttpResponse } from 'msw';
-import type { components } from './generated/openapi.js';
 
-/** The canonical error envelope of every 4xx/5xx answer. */
-export type LeaseholdErrorEnvelope = components['schemas']['ErrorEnvelope'];
+/** The error envelope of every 4xx/5xx answer (canonical members, `kind` and `error`). */
+export type LeaseholdErrorEnvelope = ErrorEnvelope;
 
 /** What goes into an error answer besides its status. */
 export interface LeaseholdErrorOptions {
-  /** Machine-readable reason (`claim_held`, `rate_limited`, `stale_token`, ...). */
-  code?: string;
+  /** Machine-readable reason (`claim_held`, `rate_limited`, `stale_token`, ...); omit for a blocked key's 403. */
+  code?: ErrorCode;
   /** Human-readable message. Default: a generic one. */
   message?: string;
   /** The request field at fault. */
@@ -18,25 +17,28 @@ export interface LeaseholdErrorOptions {
   retryAfterSeconds?: number;
   /** Extra response headers. */
   headers?: Record<string, string>;
+  /**
+   * The API reference `doc_url` links into (`https://api.test/docs`, as the reference server
+   * serves it under its base URL). Without it the envelope has no `doc_url`.
+   */
+  docsUrl?: string;
 }
 
-
 /**
- * An error answer shaped as the API sends it — the envelope `type` for the status, `code`,
+ * An error answer shaped exactly as the API sends it — built by the reference server's own
+ * envelope builder: `type` for the status, `code`, `kind`, `error: { code, message, requestId }`,
  * `request_id` equal to the `Request-Id` header, a `Date` — for typed overrides.
  * @example
  * mswServer.use(lh.post('/v1/spools/{spool}/ack', () => leaseholdError(410, { code: 'stale_token' })));
+ * @see https://mswjs.io/docs/api/http-response
  */
 export function leaseholdError(status: number, options: LeaseholdErrorOptions = {}): HttpResponse<LeaseholdErrorEnvelope> {
   if (!Number.isInteger(status) || status < 400 || status > 599) throw new RangeError(`An error status lies in 400–599, got ${status}`);
   const requestId = `req_${randomBytes(12).toString('base64url')}`;
-  const envelope: LeaseholdErrorEnvelope = {
-    type: (errorTypeByStatus[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error')) as LeaseholdErrorEnvelope['type'],
-    ...(options.code === undefined ? {} : { code: options.code }),
-    ...(options.param === undefined ? {} : { param: options.param }),
-    message: options.message ?? `Mocked ${status} answer.`,
-    request_id: requestId,
-  };
+  const envelope = errorEnvelope(
+    { status, code: options.code, message: options.message ?? `Mocked ${status} answer.`, param: options.param },
+    { requestId, docsUrl: options.docsUrl },
+  );
   const headers: Record<string, string> = { 'Request-Id': requestId, Date: new Date().toUTCString(), ...options.headers };
   if (options.retryAfterSeconds !== undefined) headers['Retry-After'] = String(options.retryAfterSeconds);
   return HttpResponse.json(envelope, { status, headers });

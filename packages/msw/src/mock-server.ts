@@ -4,7 +4,7 @@ import { createLeaseholdServer, type LeaseholdServer, type LeaseholdServerOption
  * Options of a reference server built for a mock. Same as the server's own options, except
  * that the clock defaults to `'manual'` (time moves only when a test says so) and there is no
  * `basePath`: the mock strips the base URL's path before the server sees a request, so the
- * server always sits at its root.
+ * server answers at its root mount (it keeps the default mounts, `/` and `/api`).
  */
 export interface LeaseholdMockServerOptions extends Omit<LeaseholdServerOptions, 'basePath' | 'clock'> {
   /** `'manual'` (default): moves only through `advanceClock`; `'real'`: `Date.now()`; or any `Clock`. */

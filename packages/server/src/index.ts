@@ -11,7 +11,18 @@ export { listen, type NodeListener } from './adapters/node-http.js';
 /** Reads a keys file for the CLI. */
 export { loadKeysFile } from './keys-file.js';
 /** The envelope `type` of each error status (for adapters that build error answers). */
-export { errorTypeByStatus } from './engine/index.js';
+export { errorTypeByStatus, errorStatusByCode, type ErrorCode } from './engine/index.js';
+/** The one builder of error bodies (the server, its adapters and `@leasehold/msw` share it). */
+export {
+  errorDocAnchor,
+  errorEnvelope,
+  type EnvelopeContext,
+  type ErrorDetail,
+  type ErrorEnvelope,
+  type ErrorFields,
+} from './http/error-envelope.js';
+/** The mount points a server serves by default (`/` and `/api`). */
+export { DEFAULT_BASE_PATHS } from './http/mounts.js';
 /** Clocks and the key configuration type. */
 export { ManualClock, RealClock, DEFAULT_KEYS, type Clock, type KeyConfig } from './engine/index.js';
 /** The bundled OpenAPI document the reference server implements. */

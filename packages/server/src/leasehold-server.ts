@@ -19,8 +19,17 @@ export interface LeaseholdServerOptions {
   startTime?: number;
   /** API keys (default: the demo keys `lh_test_admin`, `lh_test_reader`, `lh_test_other`). */
   keys?: readonly KeyConfig[];
-  /** Mount the API under this prefix, e.g. `/api` (default: none). */
-  basePath?: string;
+  /**
+   * The prefixes the whole API is served under, e.g. `['/', '/api']` (the default, so every
+   * seed page's literal paths work against one server) or `'/api'` alone.
+   */
+  basePath?: string | readonly string[];
+  /**
+   * The API reference every error's `doc_url` links into, for a hosted deployment
+   * (`https://docs.example.com/leasehold`). Default: the one this server serves,
+   * `<the API base URL the request reached>/docs`.
+   */
+  docsUrl?: string;
   /** Serve the `/_control` test operations over HTTP (they are always available in process). */
   control?: boolean;
   /** Seed for probabilistic faults. */
@@ -35,7 +44,20 @@ export interface LeaseholdServerOptions {
   onInternalError?: (error: unknown) => void;
 }
 
-const specBody = JSON.stringify(openapiDocument);
+/**
+ * `/openapi.json` names the server the request reached in `servers` (scheme, host, port and
+ * mount), so code generators and "try it" consoles aimed at the served spec call this server.
+ * The document is serialized once, around a placeholder for that URL.
+ */
+const SERVER_PLACEHOLDER = '\u0000server\u0000';
+const [specHead, specTail] = JSON.stringify({
+  ...openapiDocument,
+  servers: [{ url: SERVER_PLACEHOLDER, description: 'This server: the API base URL this document was fetched from.' }],
+}).split(JSON.stringify(SERVER_PLACEHOLDER)) as [string, string];
+
+function specFor(apiBaseUrl: string): string {
+  return specHead + JSON.stringify(apiBaseUrl) + specTail;
+}
 
 /**
  * The Leasehold reference server: the whole API in memory, behind a Fetch-standard `handle`,
@@ -66,12 +88,17 @@ export class LeaseholdServer {
       engine: this.engine,
       faults,
       handlers: { ...claimHandlers, ...taskHandlers, ...spoolHandlers, ...controlHandlers(this.control) },
-      basePath: options.basePath,
+      basePaths: options.basePath === undefined ? undefined : typeof options.basePath === 'string' ? [options.basePath] : options.basePath,
+      docsUrl: options.docsUrl,
       controlEnabled: options.control ?? false,
       sleep: options.sleep,
       onInternalError: options.onInternalError,
       staticRoutes: {
-        '/openapi.json': () => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: specBody }),
+        '/openapi.json': ({ apiBaseUrl }) => ({
+          status: 200,
+          headers: { 'content-type': 'application/json; charset=utf-8' },
+          body: specFor(apiBaseUrl),
+        }),
         ...(docs === undefined
           ? {}
           : {
@@ -85,9 +112,12 @@ export class LeaseholdServer {
     });
   }
 
-  /** Answers a Fetch `Request` (MSW handlers and in-process tests call this). */
-  async handle(request: Request): Promise<Response> {
-    return responseFromPlain(await this.pipeline.handlePlain(await plainFromRequest(request)));
+  /**
+   * Answers a Fetch `Request` (MSW handlers and in-process tests call this). `baseUrl` is what
+   * the request reached before its path, when an adapter stripped a prefix (default: its origin).
+   */
+  async handle(request: Request, options: { baseUrl?: string } = {}): Promise<Response> {
+    return responseFromPlain(await this.pipeline.handlePlain(await plainFromRequest(request, options.baseUrl)));
   }
 
   /** Answers a plain request (the `node:http` adapter and the undici dispatcher call this). */

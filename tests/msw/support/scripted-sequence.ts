@@ -41,8 +41,12 @@ const KEPT_HEADERS = [
   'spooler-lease-timeout',
 ];
 
-/** Runs the sequence and returns its transcript. */
-export async function runScriptedSequence(send: Send, control: SequenceControl): Promise<Step[]> {
+/**
+ * Runs the sequence and returns its transcript. `base` is the base URL the transport was called
+ * with: error bodies link their `doc_url` beneath it, recorded as `<base>/...` so transcripts of
+ * transports with different base URLs compare (a `doc_url` elsewhere stays as it is, and differs).
+ */
+export async function runScriptedSequence(send: Send, control: SequenceControl, base: string): Promise<Step[]> {
   const steps: Step[] = [];
   const call = async (step: string, method: string, path: string, options: { key?: string; headers?: Record<string, string>; body?: unknown } = {}) => {
     const headers: Record<string, string> = { authorization: `Bearer ${options.key ?? 'lh_test_admin'}`, ...options.headers };
@@ -54,7 +58,8 @@ export async function runScriptedSequence(send: Send, control: SequenceControl):
       if (value !== undefined) kept[name] = value;
     }
     const parsed = answer.body === '' ? undefined : (JSON.parse(answer.body) as any);
-    steps.push({ step, status: answer.status, headers: kept, body: parsed });
+    const recorded = typeof parsed?.doc_url === 'string' && parsed.doc_url.startsWith(`${base}/`) ? { ...parsed, doc_url: `<base>${parsed.doc_url.slice(base.length)}` } : parsed;
+    steps.push({ step, status: answer.status, headers: kept, body: recorded });
     return { ...answer, json: parsed, header: (name: string) => answer.headers[name] ?? '' };
   };
   const claims = `/v1/spaces/${SPACE}/claims`;

@@ -41,10 +41,15 @@ const withHeader = (name: string, value: string | undefined) => (call: PlainCall
 const bodyText = (call: PlainCall): string | undefined =>
   call.body === undefined ? undefined : typeof call.body === 'string' ? call.body : Buffer.from(call.body).toString('utf8');
 
-/** The body as a JSON object, when it still is one. */
+/**
+ * The body as a JSON object, when it still is one — and shallow enough to serialize again (a
+ * mutation that nested a value thousands deep leaves the body to the others as it is).
+ */
 function bodyObject(call: PlainCall): Record<string, unknown> | undefined {
   try {
-    const value = JSON.parse(bodyText(call) ?? '') as unknown;
+    const text = bodyText(call) ?? '';
+    if (/[[{]{500}|(?:\{"k":\[){250}/.test(text)) return undefined;
+    const value = JSON.parse(text) as unknown;
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
@@ -94,6 +99,32 @@ const MISSING_PATH: Record<string, string[]> = {
   handle: ['hdl_AAAAAAAA0000'],
 };
 
+/**
+ * Per operation: the body field whose JSON value the API stores and answers again later, and how
+ * deep the body already is around it (`details` is an object inside the body).
+ */
+export const STORED_JSON: Record<string, { field: string; wrap: (value: string) => string }> = {
+  releaseSpaceClaim: { field: 'observation', wrap: (value) => value },
+  heartbeatClaims: { field: 'details', wrap: (value) => `{"progress":${value}}` },
+  sendMessage: { field: 'body', wrap: (value) => value },
+  completeTask: { field: 'result', wrap: (value) => value },
+};
+
+/** JSON text nesting `levels` arrays and objects (alternating when `mixed`) around a number. */
+export function nestedJson(levels: number, mixed: boolean): string {
+  let open = '';
+  let close = '';
+  for (let i = 0; i < levels; i++) {
+    const object = mixed && i % 2 === 1;
+    open += object ? '{"k":' : '[';
+    close = (object ? '}' : ']') + close;
+  }
+  return `${open}1${close}`;
+}
+
+/** The keys no URL can address (URL parsers resolve `.`/`..` away; a lone surrogate has no UTF-8). */
+export const UNADDRESSABLE_KEYS = ['.', '..', '\uD800', 'report\uDBFF', '\uDC00x', 'a\uDFFFb\uD800'];
+
 /** Per operation: body fields and values each of which the schema (or the engine) refuses. */
 const BAD_FIELDS: Record<string, { required: string[]; invalid: Record<string, unknown[]> }> = {
   heartbeatClaims: {
@@ -108,7 +139,7 @@ const BAD_FIELDS: Record<string, { required: string[]; invalid: Record<string, u
   acquireSpaceClaim: {
     required: ['key', 'scopeId', 'holder', 'holderSession'],
     invalid: {
-      key: ['', 'k'.repeat(513), 5, null],
+      key: ['', 'k'.repeat(513), 5, null, ...UNADDRESSABLE_KEYS],
       scopeId: ['run-1', '', 5],
       holder: ['', 'h'.repeat(201), 1],
       holderSession: ['', 's'.repeat(201), {}],
@@ -151,7 +182,12 @@ function authMutations(): Array<fc.Arbitrary<Mutation>> {
         fc.constantFrom('Basic bGhfdGVzdF9hZG1pbg==', 'Bearer', 'Bearer ', 'lh_test_admin', 'Bearer lh_test_admin extra', 'Token lh_test_admin', 'Bearer\tlh_test_admin', 'Bearer "lh_test_admin"', 'bearer: lh_test_admin'),
         printable(60).filter((s) => !/^\s*bearer +lh_[a-z_]+\s*$/i.test(s)),
       )
-      .map<Mutation>((value) => ({ name: `auth:malformed ${JSON.stringify(value)}`, apply: withHeader('authorization', value), expect: { status: 401, codes: ['missing_api_key', 'invalid_api_key'] } })),
+      .map<Mutation>((value) => ({
+        name: `auth:malformed ${JSON.stringify(value)}`,
+        apply: withHeader('authorization', value),
+        // A comma is what a repeated header looks like once joined: never one credential.
+        expect: value.includes(',') ? { status: 400, codes: ['ambiguous_header'] } : { status: 401, codes: ['missing_api_key', 'invalid_api_key'] },
+      })),
     fc
       .stringMatching(/^lh_[A-Za-z0-9_]{1,40}$/)
       .filter((key) => !known.has(key))
@@ -162,6 +198,14 @@ function authMutations(): Array<fc.Arbitrary<Mutation>> {
       expect: { status: 401, codes: ['invalid_api_key'] },
       inProcessOnly: true,
     }),
+    fc
+      .constantFrom('Bearer lh_test_admin', 'Bearer lh_test_other', 'Bearer lh_nope', '')
+      .map<Mutation>((second) => ({
+        name: `auth:repeated (+ ${JSON.stringify(second)})`,
+        // A repeated header, as every transport hands it on: the values joined with ", ".
+        apply: (call) => withHeader('authorization', `${call.headers.authorization ?? ''}, ${second}`)(call),
+        expect: { status: 400, codes: ['ambiguous_header'] },
+      })),
     fc.constant<Mutation>({ name: 'auth:expired', apply: withHeader('authorization', `Bearer ${STANDING_KEYS.expired}`), expect: { status: 401, codes: ['expired_api_key'] } }),
     fc.constant<Mutation>({ name: 'auth:blocked', apply: withHeader('authorization', `Bearer ${STANDING_KEYS.blocked}`), expect: { status: 403, codes: [null] } }),
     fc.constant<Mutation>({ name: 'auth:suspended', apply: withHeader('authorization', `Bearer ${STANDING_KEYS.suspended}`), expect: { status: 402, codes: ['account_suspended'] } }),
@@ -362,6 +406,35 @@ function bodyMutations(op: OperationInfo): Array<{ arbitrary: fc.Arbitrary<Mutat
       expect: { status: 400 },
     })),
   ];
+  out.push(
+    fc.constantFrom('application/json, application/json', 'application/json, text/plain', 'text/plain, application/json', 'application/json,application/json; charset=utf-8').map<Mutation>((value) => ({
+      name: `body:content-type repeated ${value}`,
+      apply: (call) => ({ ...call, headers: { ...call.headers, 'content-type': value }, body: call.body === undefined || bodyText(call) === '' ? '{}' : call.body }),
+      expect: { status: 400, codes: ['ambiguous_header'] },
+    })),
+  );
+  const stored = STORED_JSON[op.operationId];
+  if (stored) {
+    const withStored = (text: string) => (call: PlainCall): PlainCall => {
+      const object = bodyObject(call);
+      if (!object) return call;
+      const { [stored.field]: _replaced, ...rest } = object;
+      const head = JSON.stringify(rest).slice(0, -1);
+      return setBody(`${head}${head.length > 1 ? ',' : ''}"${stored.field}":${stored.wrap(text)}}`)(call);
+    };
+    out.push(
+      fc.tuple(fc.oneof(fc.integer({ min: 64, max: 200 }), fc.integer({ min: 200, max: 20_000 })), fc.boolean()).map<Mutation>(([levels, mixed]) => ({
+        name: `body:stored ${stored.field} nested ${levels} deep${mixed ? ' (objects and arrays)' : ''}`,
+        apply: withStored(nestedJson(levels, mixed)),
+        expect: { status: 400, codes: ['json_too_deep'] },
+      })),
+      fc.constantFrom('1e400', '[-1e999]', '{"n":2e308}').map<Mutation>((text) => ({
+        name: `body:stored ${stored.field} holds ${text}`,
+        apply: withStored(text),
+        expect: { status: 400, codes: ['invalid_json'] },
+      })),
+    );
+  }
   const invalidEntries = Object.entries(fields.invalid);
   if (invalidEntries.length > 0) {
     out.push(

@@ -239,6 +239,7 @@ export function validCalls(world: World): Record<string, PlainCall> {
     renewSpaceClaim: { method: 'POST', segments: seg(`/v1/spaces/${s}/claims/${k}/renew`), query: '', headers: { ...json, ...idem() }, body: body({ token: world.heldToken }) },
     releaseSpaceClaim: { method: 'POST', segments: seg(`/v1/spaces/${s}/claims/${k}/release`), query: '', headers: { ...json, ...idem() }, body: body({ token: world.heldToken }) },
     cancelScope: { method: 'POST', segments: seg(`/v1/spaces/${s}/scopes/${world.scopeId}/cancel`), query: '', headers: { ...auth, ...idem() } },
+    listTasks: { method: 'GET', segments: seg('/v1/tasks'), query: 'status=Todo&limit=10', headers: { ...auth } },
     createTask: { method: 'POST', segments: seg('/v1/tasks'), query: '', headers: { ...json, ...idem() }, body: body({ title: 'fuzz task' }) },
     getTask: { method: 'GET', segments: seg(`/v1/tasks/${c.id}`), query: '', headers: { ...auth } },
     updateTask: {
@@ -304,6 +305,7 @@ export const SUCCESS: Record<string, number> = {
   renewSpaceClaim: 200,
   releaseSpaceClaim: 200,
   cancelScope: 200,
+  listTasks: 200,
   createTask: 201,
   getTask: 200,
   updateTask: 200,
@@ -331,7 +333,9 @@ export async function snapshot(world: World, options: { counts?: boolean } = {})
   const { idempotencyRecords: _records, ...counts } = options.counts === false ? { idempotencyRecords: 0 } : world.server.control.stats();
   const read = async (path: string) => {
     const answer = await callJson(world.server, 'GET', path, { key: world.apiKey });
-    const { request_id: _requestId, ...body } = (answer.body ?? {}) as Record<string, unknown>;
+    const { request_id: _requestId, error, ...body } = (answer.body ?? {}) as Record<string, unknown>;
+    // The request ids differ per read (error.requestId repeats request_id): compare the rest.
+    if (error !== undefined) body.error = { ...(error as Record<string, unknown>), requestId: '<request id>' };
     return { status: answer.status, etag: answer.headers.get('etag'), body };
   };
   return {
@@ -341,5 +345,6 @@ export async function snapshot(world: World, options: { counts?: boolean } = {})
     heldClaim: await read(`/v1/spaces/${world.spaceId}/claims/${enc(world.heldKey)}`),
     claims: await read(`/v1/spaces/${world.spaceId}/claims`),
     nextTask: await read(`/v1/tasks/${world.open.id + 1}`),
+    tasks: await read('/v1/tasks?limit=100'),
   };
 }

@@ -18,13 +18,19 @@ export interface paths {
          *     one process's leases by `holderSession`; with `claimId`, just that lease. Each touched lease
          *     gets one ack:
          *
-         *     - a **held space claim** is *extended* to now + `ttl` (clamped to 5–600 seconds);
+         *     - a **held space claim** is *extended* to now + `ttl` (clamped to 5–600 seconds), and
+         *       never moved earlier: when now + `ttl` is before its current expiry (a `ttl` of `0`, or a
+         *       lease acquired with a longer `leaseSeconds`), the expiry stays and the ack reports it. Only
+         *       an explicit renew (`POST .../renew` with `leaseSeconds`) sets a shorter expiry;
          *     - a **queued space claim** keeps its place and reports `position` (1 = next) and
-         *       `queueDepth`; a waiter that stops heartbeating leaves the queue when its `ttl` runs out.
+         *       `queueDepth`; its wait is extended the same way (never shortened), and a waiter that stops
+         *       heartbeating leaves the queue when its wait runs out.
          *       When a queued claim reports `held`, it was granted: read the key to learn its fence;
          *     - a **task claim** is renewed for its fixed 15 minutes;
-         *     - a **spool lease** is *reset* to its queue's current lease timeout (absent `expiresAt` when
-         *       the queue has no timeout);
+         *     - a **spool lease** is *reset* to its queue's current lease timeout, as its renew is (absent
+         *       `expiresAt` when the queue has no timeout). This is where spool leases differ from space
+         *       claims: a reset can land earlier than the previous expiry after the queue's timeout was
+         *       lowered, and `ttl` plays no part in it;
          *     - a lease **lost** since the last report — expired, its run cancelled, its message discarded,
          *       or granted before a primary change — comes back once as `lost`, for up to 10 minutes after
          *       the loss. Stop the work it guarded.
@@ -51,9 +57,11 @@ export interface paths {
         };
         /**
          * List held claims
-         * @description Read-only list of the claims currently held in a space, in key order, optionally only keys
-         *     that start with `prefix`. Pages hold up to `limit` rows; pass `nextCursor` back as `cursor`
-         *     for the next page until it is `null`. Waiters are not rows of their own: a held row reports
+         * @description Read-only list of the claims currently held in a space, in key order (by Unicode code
+         *     point), optionally only keys that start with `prefix`. Pages hold up to `limit` rows; pass
+         *     `nextCursor` back as `cursor` for the next page until it is `null`. The cursor is opaque and
+         *     stands for the last key of its page: a walk lists every key held throughout it exactly once,
+         *     never skipping or repeating one, whatever is acquired or released between pages. Waiters are not rows of their own: a held row reports
          *     how many wait behind it in `queueDepth`. Tokens never appear here.
          *
          *     Key permission: `coordination_read`.
@@ -204,7 +212,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List tasks
+         * @description The account's tasks in id order (oldest first), optionally only those with one `status` —
+         *     how a worker finds work to claim (`?status=Todo`). Pages hold up to `limit` tasks; pass
+         *     `nextCursor` back as `cursor` for the next page until it is `null`, as with claims. The cursor
+         *     is opaque and stands for the last task of its page, so a walk lists every task that keeps its
+         *     status throughout exactly once; a task whose status changes mid-walk may be missed by a
+         *     filtered walk (it left the filter) but is never listed twice. A page also ends early, after at
+         *     least one task, once it holds about 4 MiB, so a page of large tasks stays answerable. Each
+         *     task is as `GET /v1/tasks/{taskId}` shows it; read that task for its `ETag` before a write.
+         *
+         *     Key permission: `tasks:read`.
+         */
+        get: operations["listTasks"];
         put?: never;
         /**
          * Create a task
@@ -273,6 +294,8 @@ export interface paths {
          *     `Idempotency-Key` (persist it with the exact note body, and reuse it if the outcome is
          *     uncertain); while the task is claimed, also the live token in `X-Task-Claim`. A successful
          *     note changes the ETag: re-read the task, or use the returned `ETag`, before the next write.
+         *     A task keeps at most 1000 notes (a further one is 403 `plan_limit_exceeded`; a complete's
+         *     closing note is always kept), so reading a task never becomes an answer too large to send.
          *
          *     Key permission: `tasks:update`.
          */
@@ -839,7 +862,8 @@ export interface components {
         Ttl: number | string;
         /**
          * @description The holder's latest progress report, as sent with the last heartbeat that touched the lease
-         *     (an object of at most 16 KiB when serialized). `null` until one is sent.
+         *     (an object of at most 16 KiB when serialized, nested at most 63 levels deep). `null` until
+         *     one is sent.
          * @example {
          *       "processed": 1200,
          *       "of": 5000
@@ -867,11 +891,23 @@ export interface components {
         };
         /**
          * @description The broad class of an error; each type belongs to one HTTP status family.
-         *     `invalid_request_error` covers 400, 413, 415, 422 and 428.
+         *     `invalid_request_error` covers 400, 405, 413, 415, 422, 428 and 431. The status → type table
+         *     (`x-type-by-status`) is what the reference server answers with, generated from here.
          * @example conflict_error
          * @enum {string}
          */
         ErrorType: "invalid_request_error" | "authentication_error" | "payment_required_error" | "permission_error" | "not_found_error" | "conflict_error" | "gone_error" | "precondition_error" | "rate_limit_error" | "api_error" | "unavailable_error";
+        /**
+         * ErrorCode
+         * @description The machine-readable reason of an error: switch on it, not on `message`. Every code, its
+         *     status and what to do about it is in the API reference's *Error codes* catalogue, which is
+         *     generated from this schema's `x-error-catalogue`, as are the reference server's code → status
+         *     table and the anchors `doc_url` links to (`<docs>#section/<code>`). A 403 without a code means
+         *     the API key is blocked.
+         * @example claim_held
+         * @enum {string}
+         */
+        ErrorCode: "invalid_json" | "json_too_deep" | "invalid_request" | "invalid_token" | "invalid_ttl" | "invalid_idempotency_key" | "invalid_if_match" | "ambiguous_header" | "missing_api_key" | "invalid_api_key" | "expired_api_key" | "account_suspended" | "permission_denied" | "plan_limit_exceeded" | "route_not_found" | "space_not_found" | "claim_not_found" | "task_not_found" | "spool_not_found" | "queue_not_found" | "message_not_found" | "method_not_allowed" | "claim_held" | "claim_queued" | "claim_not_held" | "lease_expired" | "scope_cancelled" | "task_claimed" | "task_completed" | "claim_required" | "spool_exists" | "idempotency_key_reused" | "idempotency_in_flight" | "clock_not_manual" | "stale_token" | "etag_mismatch" | "body_too_large" | "unsupported_media_type" | "invalid_transition" | "if_match_required" | "headers_too_large" | "rate_limited" | "internal_error" | "service_unavailable";
         /** @description One problem found in a request; validation failures list one per offending field. */
         ErrorDetail: {
             /**
@@ -892,43 +928,39 @@ export interface components {
         };
         /**
          * ErrorEnvelope
-         * @description The canonical error body. Every 4xx and 5xx answer of the Leasehold API carries exactly this
-         *     shape. `code` is the machine-readable reason (older spool documentation calls it the *kind*);
-         *     switch on `code`, not on `message`. `request_id` equals the `Request-Id` response header.
-         *     A wait is never repeated in the body: read `Retry-After`.
+         * @description The error body. Every 4xx and 5xx answer of the Leasehold API carries this one shape, a
+         *     superset that serves a reader of any of the four seed pages at once:
+         *
+         *     - the canonical members `type`, `code`, `param`, `message`, `doc_url`, `request_id`,
+         *       `errors` (the heartbeat page's envelope);
+         *     - `kind`, equal to `code` (the spool page calls the reason its *kind*);
+         *     - `error: { code, message, requestId }` (the space-claims page's shape), the same values
+         *       again.
+         *
+         *     `code` (and so `kind` and `error.code`) is absent only on a 403 for a blocked API key.
+         *     Switch on `code`, not on `message`. `request_id` and `error.requestId` equal the `Request-Id`
+         *     response header. `doc_url` links to the code's entry in the API reference's *Error codes*
+         *     catalogue. A wait is never repeated in the body: read `Retry-After`.
          */
         ErrorEnvelope: {
             type: components["schemas"]["ErrorType"];
+            code?: components["schemas"]["ErrorCode"];
             /**
-             * @description Machine-readable reason. Codes used by this API: `invalid_json`, `invalid_request`,
-             *     `invalid_token`, `invalid_ttl`, `invalid_idempotency_key`, `invalid_if_match`,
-             *     `body_too_large`, `unsupported_media_type`, `invalid_transition`, `missing_api_key`,
-             *     `invalid_api_key`, `expired_api_key`, `account_suspended`, `permission_denied`,
-             *     `plan_limit_exceeded`, `route_not_found`, `space_not_found`, `claim_not_found`,
-             *     `task_not_found`, `spool_not_found`, `queue_not_found`, `message_not_found`, `claim_held`,
-             *     `claim_queued`, `claim_not_held`, `lease_expired`, `scope_cancelled`, `task_claimed`,
-             *     `task_completed`, `claim_required`, `spool_exists`, `idempotency_key_reused`,
-             *     `idempotency_in_flight`, `stale_token`, `etag_mismatch`, `if_match_required`,
-             *     `rate_limited`, `internal_error`, `service_unavailable`, `method_not_allowed` (405), `headers_too_large` (431, request headers over 16 KiB), and
-             *     `clock_not_manual` (test controls only). A 403 without a code means the
-             *     API key is blocked.
-             * @example claim_held
-             */
-            code?: string;
-            /**
-             * @description The parameter or body field the error is about, when there is one.
+             * @description The parameter, header or top-level body field the error is about, when there is one.
              * @example key
              */
             param?: string;
             /**
              * @description Human-readable explanation. Never contains API keys or lease tokens.
-             * @example The key "reports/2026-11" is held by another claimant.
+             * @example The key is held by another claimant.
              */
             message: string;
             /**
              * Format: uri
-             * @description A page that explains this error code.
-             * @example https://docs.leasehold.example/errors#claim_held
+             * @description The code's entry in the API reference: `<docs>#section/<code>`, where `<docs>` is the
+             *     reference the server serves (`<API base URL>/docs`) unless it was started with another
+             *     (`--docs-url`, for a hosted deployment). Present whenever `code` is.
+             * @example http://127.0.0.1:4010/docs#section/claim_held
              */
             doc_url?: string;
             /**
@@ -936,8 +968,26 @@ export interface components {
              * @example req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9
              */
             request_id?: string;
-            /** @description Every problem found, when there was more than one. */
+            /**
+             * @description Every problem found, present only when there was more than one (the first is also
+             *     `code`/`param`/`message`).
+             */
             errors?: components["schemas"]["ErrorDetail"][];
+            kind?: components["schemas"]["ErrorCode"];
+            /** @description The space-claims page's envelope, carrying the same `code`, `message` and request id again. */
+            error: {
+                code?: components["schemas"]["ErrorCode"];
+                /**
+                 * @description The same as the top-level `message`.
+                 * @example The key is held by another claimant.
+                 */
+                message: string;
+                /**
+                 * @description The same as `request_id` and the `Request-Id` header.
+                 * @example req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9
+                 */
+                requestId: string;
+            };
         };
         /**
          * @description The state of a lease. `held`: the caller holds it until `expiresAt`. `queued`: the caller is
@@ -984,8 +1034,18 @@ export interface components {
             results: components["schemas"]["HeartbeatResult"][];
         };
         /**
-         * @description A named key inside a space, 1–512 characters. Keys may contain `/`; in paths they are
-         *     percent-encoded (`reports/2026-11` becomes `reports%2F2026-11`).
+         * @description A named key inside a space, 1–512 characters (Unicode code points). Keys may contain `/`; in
+         *     paths they are percent-encoded (`reports/2026-11` becomes `reports%2F2026-11`).
+         *
+         *     Every key acquire accepts can be addressed afterwards, so acquire refuses (400, `param: key`)
+         *     the two it could not: `.` and `..`, which URL parsers resolve away as path segments (even
+         *     percent-encoded as `%2E`), and a key holding a lone surrogate (not well-formed Unicode: it has
+         *     no UTF-8 form, so no percent-encoding). Any other string — spaces, `%`, `?`, `#`, `\`,
+         *     control characters, `...`, `./a`, characters beyond U+FFFF — arrives intact when the path
+         *     segment is percent-encoded with UTF-8 (`encodeURIComponent`).
+         *
+         *     Keys sort by Unicode code point (the order of their UTF-8 bytes, PostgreSQL's
+         *     `COLLATE "C"`).
          * @example reports/2026-11
          */
         ClaimKey: string;
@@ -993,6 +1053,9 @@ export interface components {
          * @description The fencing token of a grant. It strictly increases each time the guarded resource is granted
          *     to anyone, so the resource you protect can reject a write that carries a smaller fence than
          *     one it has already accepted: that write comes from a holder whose lease was lost.
+         *     Fences are drawn from one sequence per account (starting at 1), shared by every space
+         *     claim, task claim and spool lease of that account: they reveal nothing about other
+         *     accounts' activity, and compare only between grants of the same account's resources.
          * @example 42
          */
         Fence: number;
@@ -1003,7 +1066,7 @@ export interface components {
          */
         LeaseSeconds: number;
         /**
-         * @description Any JSON value the releasing holder wants to leave on the released row (for example what it found or how far it got).
+         * @description Any JSON value the releasing holder wants to leave on the released row (for example what it found or how far it got), nested at most 63 levels deep (deeper is 400 `json_too_deep`, and nothing is released).
          * @example {
          *       "outcome": "rebuilt",
          *       "rows": 5000
@@ -1190,21 +1253,6 @@ export interface components {
              */
             claimsLost: number;
         };
-        /** CreateTaskRequest */
-        CreateTaskRequest: {
-            /** @example Rebuild the November report */
-            title: string;
-            /**
-             * @default
-             * @example Recompute totals from the ledger and publish the PDF.
-             */
-            description?: string;
-        };
-        /**
-         * @description A task's id, a positive integer.
-         * @example 42
-         */
-        TaskId: number;
         /**
          * @description Where the task stands. Claiming does not change it: a worker that starts work sets
          *     `InProgress` itself. `Done` is final.
@@ -1213,8 +1261,18 @@ export interface components {
          */
         TaskStatus: "Todo" | "InProgress" | "Blocked" | "Done";
         /**
+         * @description A task's id, a positive integer.
+         * @example 42
+         */
+        TaskId: number;
+        /**
          * Format: date-time
-         * @description A point in time in RFC 3339, always in UTC (`Z`).
+         * @description A point in time in RFC 3339, always in UTC (`Z`) and in whole seconds, as the task page shows
+         *     them (`2026-10-19T09:15:00Z`; never fractional). Expiries (`expiresUtc`,
+         *     `Spooler-Lease-Expires-At`) are rounded down, so they are never later than the instant the
+         *     server judges the lease by (which is kept to the millisecond); schedule renewals from the
+         *     granted duration (`leaseSeconds`) on your own monotonic clock rather than from a wall-clock
+         *     timestamp.
          * @example 2026-11-29T15:15:00Z
          */
         UtcTimestamp: string;
@@ -1277,6 +1335,30 @@ export interface components {
             createdUtc: components["schemas"]["UtcTimestamp"];
             updatedUtc: components["schemas"]["UtcTimestamp"];
             completedUtc: components["schemas"]["UtcTimestamp"] | null;
+        };
+        /**
+         * TaskList
+         * @description One page of tasks in id order.
+         */
+        TaskList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Task"][];
+            /**
+             * @description Pass as `cursor` to get the next page; `null` on the last page.
+             * @example null
+             */
+            nextCursor: string | null;
+        };
+        /** CreateTaskRequest */
+        CreateTaskRequest: {
+            /** @example Rebuild the November report */
+            title: string;
+            /**
+             * @default
+             * @example Recompute totals from the ledger and publish the PDF.
+             */
+            description?: string;
         };
         /**
          * Format: uuid
@@ -1348,7 +1430,7 @@ export interface components {
         /** CompleteTaskRequest */
         CompleteTaskRequest: {
             /**
-             * @description Any JSON value recording the outcome, kept on the task.
+             * @description Any JSON value recording the outcome, kept on the task; nested at most 63 levels deep (deeper is 400 `json_too_deep`).
              * @example {
              *       "pdf": "reports/2026-11.pdf"
              *     }
@@ -1408,7 +1490,7 @@ export interface components {
         /** SendMessageRequest */
         SendMessageRequest: {
             /**
-             * @description Any JSON value, the message payload.
+             * @description Any JSON value, the message payload, nested at most 63 levels deep (the body's limit of 64 levels counts the body itself; deeper is 400 `json_too_deep`).
              * @example {
              *       "invoiceId": "inv_1042"
              *     }
@@ -1607,14 +1689,20 @@ export interface components {
                  *       "type": "api_error",
                  *       "code": "internal_error",
                  *       "message": "Unexpected error.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#internal_error",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/internal_error",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "internal_error",
+                 *       "error": {
+                 *         "code": "internal_error",
+                 *         "message": "Unexpected error.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The request is malformed — bad JSON, a missing or invalid field, header or path parameter. `param` names the offending input; `errors` lists every problem. */
+        /** @description The request is malformed — bad JSON, a missing or invalid field, header or path parameter. `param` names the offending input; `errors` lists every problem when there is more than one. */
         BadRequest: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
@@ -1627,8 +1715,14 @@ export interface components {
                  *       "code": "invalid_request",
                  *       "param": "leaseSeconds",
                  *       "message": "leaseSeconds must be at most 600.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#invalid_request",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/invalid_request",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "invalid_request",
+                 *       "error": {
+                 *         "code": "invalid_request",
+                 *         "message": "leaseSeconds must be at most 600.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1646,8 +1740,14 @@ export interface components {
                  *       "type": "authentication_error",
                  *       "code": "invalid_api_key",
                  *       "message": "The API key is not recognized.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#invalid_api_key",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/invalid_api_key",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "invalid_api_key",
+                 *       "error": {
+                 *         "code": "invalid_api_key",
+                 *         "message": "The API key is not recognized.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1665,8 +1765,14 @@ export interface components {
                  *       "type": "payment_required_error",
                  *       "code": "account_suspended",
                  *       "message": "The account is suspended.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#account_suspended",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/account_suspended",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "account_suspended",
+                 *       "error": {
+                 *         "code": "account_suspended",
+                 *         "message": "The account is suspended.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1684,8 +1790,14 @@ export interface components {
                  *       "type": "permission_error",
                  *       "code": "permission_denied",
                  *       "message": "This API key lacks the coordination_write permission.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#permission_denied",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/permission_denied",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "permission_denied",
+                 *       "error": {
+                 *         "code": "permission_denied",
+                 *         "message": "This API key lacks the coordination_write permission.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1703,8 +1815,14 @@ export interface components {
                  *       "type": "not_found_error",
                  *       "code": "space_not_found",
                  *       "message": "No such space.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#space_not_found",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/space_not_found",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "space_not_found",
+                 *       "error": {
+                 *         "code": "space_not_found",
+                 *         "message": "No such space.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1722,8 +1840,14 @@ export interface components {
                  *       "type": "conflict_error",
                  *       "code": "claim_held",
                  *       "message": "The key is held by another claimant.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#claim_held",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/claim_held",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "claim_held",
+                 *       "error": {
+                 *         "code": "claim_held",
+                 *         "message": "The key is held by another claimant.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1741,8 +1865,14 @@ export interface components {
                  *       "type": "invalid_request_error",
                  *       "code": "body_too_large",
                  *       "message": "The request body exceeds 1 MiB.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#body_too_large",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/body_too_large",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "body_too_large",
+                 *       "error": {
+                 *         "code": "body_too_large",
+                 *         "message": "The request body exceeds 1 MiB.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1761,8 +1891,14 @@ export interface components {
                  *       "code": "unsupported_media_type",
                  *       "param": "Content-Type",
                  *       "message": "Send the body as application/json.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#unsupported_media_type",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/unsupported_media_type",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "unsupported_media_type",
+                 *       "error": {
+                 *         "code": "unsupported_media_type",
+                 *         "message": "Send the body as application/json.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1781,8 +1917,14 @@ export interface components {
                  *       "type": "rate_limit_error",
                  *       "code": "rate_limited",
                  *       "message": "Too many requests for this API key.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#rate_limited",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/rate_limited",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "rate_limited",
+                 *       "error": {
+                 *         "code": "rate_limited",
+                 *         "message": "Too many requests for this API key.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1800,8 +1942,14 @@ export interface components {
                  *       "type": "api_error",
                  *       "code": "internal_error",
                  *       "message": "The server could not complete the request.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#internal_error",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/internal_error",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "internal_error",
+                 *       "error": {
+                 *         "code": "internal_error",
+                 *         "message": "The server could not complete the request.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1820,8 +1968,14 @@ export interface components {
                  *       "type": "unavailable_error",
                  *       "code": "service_unavailable",
                  *       "message": "The service is momentarily unavailable.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#service_unavailable",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/service_unavailable",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "service_unavailable",
+                 *       "error": {
+                 *         "code": "service_unavailable",
+                 *         "message": "The service is momentarily unavailable.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1840,8 +1994,14 @@ export interface components {
                  *       "code": "etag_mismatch",
                  *       "param": "If-Match",
                  *       "message": "If-Match does not match the current ETag \"task-42-v8\".",
-                 *       "doc_url": "https://docs.leasehold.example/errors#etag_mismatch",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/etag_mismatch",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "etag_mismatch",
+                 *       "error": {
+                 *         "code": "etag_mismatch",
+                 *         "message": "If-Match does not match the current ETag \"task-42-v8\".",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1860,8 +2020,14 @@ export interface components {
                  *       "code": "invalid_transition",
                  *       "param": "status",
                  *       "message": "A Done task cannot change status.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#invalid_transition",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/invalid_transition",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "invalid_transition",
+                 *       "error": {
+                 *         "code": "invalid_transition",
+                 *         "message": "A Done task cannot change status.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1880,8 +2046,14 @@ export interface components {
                  *       "code": "if_match_required",
                  *       "param": "If-Match",
                  *       "message": "Send the current ETag in If-Match.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#if_match_required",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/if_match_required",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "if_match_required",
+                 *       "error": {
+                 *         "code": "if_match_required",
+                 *         "message": "Send the current ETag in If-Match.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1899,8 +2071,14 @@ export interface components {
                  *       "type": "gone_error",
                  *       "code": "stale_token",
                  *       "message": "The lease no longer settles anything.",
-                 *       "doc_url": "https://docs.leasehold.example/errors#stale_token",
-                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       "doc_url": "http://127.0.0.1:4010/docs#section/stale_token",
+                 *       "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+                 *       "kind": "stale_token",
+                 *       "error": {
+                 *         "code": "stale_token",
+                 *         "message": "The lease no longer settles anything.",
+                 *         "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"];
@@ -1937,8 +2115,10 @@ export interface components {
         /**
          * @description A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
          *     structured-field form `"key"` of the IETF draft is accepted too). Kept per credential for
-         *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer —
-         *     success or error — with `Idempotent-Replayed: true`; the same key with another request is 409
+         *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer with
+         *     `Idempotent-Replayed: true` when that answer was a 2xx (the operation executed); errors —
+         *     validation, auth, 404, conflicts with the current state, 5xx — are not stored, so a retry
+         *     with the same key runs again (see *Idempotency*); the same key with another request is 409
          *     `idempotency_key_reused`; a repeat while the first is still running is 409
          *     `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
          * @example 0d1e6c52-7d8e-4b8f-9a51-3b5c1f2e4a77
@@ -1954,6 +2134,11 @@ export interface components {
          * @example 0b7e4c6a-1f2d-4e3b-8a9c-5d6e7f8a9b0c
          */
         ScopeId: string;
+        /**
+         * @description Only tasks with this status.
+         * @example Todo
+         */
+        TaskStatusFilter: components["schemas"]["TaskStatus"];
         /**
          * @description The task id.
          * @example 42
@@ -2211,8 +2396,10 @@ export interface operations {
                 /**
                  * @description A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
                  *     structured-field form `"key"` of the IETF draft is accepted too). Kept per credential for
-                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer —
-                 *     success or error — with `Idempotent-Replayed: true`; the same key with another request is 409
+                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer with
+                 *     `Idempotent-Replayed: true` when that answer was a 2xx (the operation executed); errors —
+                 *     validation, auth, 404, conflicts with the current state, 5xx — are not stored, so a retry
+                 *     with the same key runs again (see *Idempotency*); the same key with another request is 409
                  *     `idempotency_key_reused`; a repeat while the first is still running is 409
                  *     `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
                  * @example 0d1e6c52-7d8e-4b8f-9a51-3b5c1f2e4a77
@@ -2612,6 +2799,73 @@ export interface operations {
             default: components["responses"]["Default"];
         };
     };
+    listTasks: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only tasks with this status.
+                 * @example Todo
+                 */
+                status?: components["parameters"]["TaskStatusFilter"];
+                /**
+                 * @description Page size, 1–100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `nextCursor` of the previous page.
+                 * @example Y2xtOnJlcG9ydHMvMjAyNi0xMQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of tasks in id order. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "task",
+                     *           "id": 42,
+                     *           "title": "Rebuild the November report",
+                     *           "description": "Recompute totals from the ledger and publish the PDF.",
+                     *           "status": "Todo",
+                     *           "version": 1,
+                     *           "claim": null,
+                     *           "notes": [],
+                     *           "result": null,
+                     *           "createdUtc": "2026-11-29T14:58:00Z",
+                     *           "updatedUtc": "2026-11-29T14:58:00Z",
+                     *           "completedUtc": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TaskList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
     createTask: {
         parameters: {
             query?: never;
@@ -2619,8 +2873,10 @@ export interface operations {
                 /**
                  * @description A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
                  *     structured-field form `"key"` of the IETF draft is accepted too). Kept per credential for
-                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer —
-                 *     success or error — with `Idempotent-Replayed: true`; the same key with another request is 409
+                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer with
+                 *     `Idempotent-Replayed: true` when that answer was a 2xx (the operation executed); errors —
+                 *     validation, auth, 404, conflicts with the current state, 5xx — are not stored, so a retry
+                 *     with the same key runs again (see *Idempotency*); the same key with another request is 409
                  *     `idempotency_key_reused`; a repeat while the first is still running is 409
                  *     `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
                  * @example 0d1e6c52-7d8e-4b8f-9a51-3b5c1f2e4a77
@@ -2857,8 +3113,10 @@ export interface operations {
                 /**
                  * @description A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
                  *     structured-field form `"key"` of the IETF draft is accepted too). Kept per credential for
-                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer —
-                 *     success or error — with `Idempotent-Replayed: true`; the same key with another request is 409
+                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer with
+                 *     `Idempotent-Replayed: true` when that answer was a 2xx (the operation executed); errors —
+                 *     validation, auth, 404, conflicts with the current state, 5xx — are not stored, so a retry
+                 *     with the same key runs again (see *Idempotency*); the same key with another request is 409
                  *     `idempotency_key_reused`; a repeat while the first is still running is 409
                  *     `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
                  * @example 0d1e6c52-7d8e-4b8f-9a51-3b5c1f2e4a77
@@ -2942,8 +3200,10 @@ export interface operations {
                 /**
                  * @description A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
                  *     structured-field form `"key"` of the IETF draft is accepted too). Kept per credential for
-                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer —
-                 *     success or error — with `Idempotent-Replayed: true`; the same key with another request is 409
+                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer with
+                 *     `Idempotent-Replayed: true` when that answer was a 2xx (the operation executed); errors —
+                 *     validation, auth, 404, conflicts with the current state, 5xx — are not stored, so a retry
+                 *     with the same key runs again (see *Idempotency*); the same key with another request is 409
                  *     `idempotency_key_reused`; a repeat while the first is still running is 409
                  *     `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
                  * @example 0d1e6c52-7d8e-4b8f-9a51-3b5c1f2e4a77
@@ -3023,8 +3283,10 @@ export interface operations {
                 /**
                  * @description A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
                  *     structured-field form `"key"` of the IETF draft is accepted too). Kept per credential for
-                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer —
-                 *     success or error — with `Idempotent-Replayed: true`; the same key with another request is 409
+                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer with
+                 *     `Idempotent-Replayed: true` when that answer was a 2xx (the operation executed); errors —
+                 *     validation, auth, 404, conflicts with the current state, 5xx — are not stored, so a retry
+                 *     with the same key runs again (see *Idempotency*); the same key with another request is 409
                  *     `idempotency_key_reused`; a repeat while the first is still running is 409
                  *     `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
                  * @example 0d1e6c52-7d8e-4b8f-9a51-3b5c1f2e4a77
@@ -3101,8 +3363,10 @@ export interface operations {
                 /**
                  * @description A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
                  *     structured-field form `"key"` of the IETF draft is accepted too). Kept per credential for
-                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer —
-                 *     success or error — with `Idempotent-Replayed: true`; the same key with another request is 409
+                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer with
+                 *     `Idempotent-Replayed: true` when that answer was a 2xx (the operation executed); errors —
+                 *     validation, auth, 404, conflicts with the current state, 5xx — are not stored, so a retry
+                 *     with the same key runs again (see *Idempotency*); the same key with another request is 409
                  *     `idempotency_key_reused`; a repeat while the first is still running is 409
                  *     `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
                  * @example 0d1e6c52-7d8e-4b8f-9a51-3b5c1f2e4a77

@@ -6,7 +6,9 @@ import type {
   Task,
   TaskClaim,
   TaskClaimRelease,
+  TaskList,
   TaskNote,
+  TaskStatus,
   UpdateTaskRequest,
 } from '../wire-types.js';
 import type { CallOptions } from './call-options.js';
@@ -19,12 +21,27 @@ export interface TaskWriteGuard {
   claimToken?: string | undefined;
 }
 
+/** Query of a task list page. */
+export interface ListTasksQuery {
+  /** Only tasks with this status. */
+  status?: TaskStatus | undefined;
+  /** Page size, 1–100 (server default 50). */
+  limit?: number | undefined;
+  /** The previous page's `nextCursor`. */
+  cursor?: string | undefined;
+}
+
 /** The task operations under `/v1/tasks`, one call each. */
 export class TasksResource {
   readonly #config: RequestConfig;
 
   constructor(config: RequestConfig) {
     this.#config = config;
+  }
+
+  /** `GET /v1/tasks`: one page of tasks in id order. */
+  list(query: ListTasksQuery = {}, options: CallOptions = {}): Promise<LeaseholdResponse<TaskList>> {
+    return request<TaskList>(this.#config, { method: 'GET', path: '/v1/tasks', query: { ...query }, ...options });
   }
 
   /** `POST /v1/tasks`. */

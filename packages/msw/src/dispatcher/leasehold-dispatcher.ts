@@ -17,7 +17,7 @@ export interface LeaseholdDispatcherOptions {
    * whatever its origin, with the API at the path's root.
    */
   baseUrl?: string | URL;
-  /** The reference server to answer with (at its root: no `basePath`), or the options of a new one (manual clock). */
+  /** The reference server to answer with (it must mount the root, as the default mounts do), or the options of a new one (manual clock). */
   server?: ServerOrOptions;
 }
 
@@ -113,7 +113,14 @@ export class LeaseholdDispatcher extends Dispatcher {
     const path = this.#base ? pathUnderBase(this.#base, url) : url.pathname + url.search;
     if (path === undefined) throw new LeaseholdDispatcherError(`No Leasehold mock for ${url.href} (base URL ${this.baseUrl})`);
     const { body, tooLarge } = await readBody(options.body);
-    const answer = await this.server.handlePlain({ method, url: path, headers: plainHeaders(options.headers), body, bodyTooLarge: tooLarge });
+    const answer = await this.server.handlePlain({
+      method,
+      url: path,
+      headers: plainHeaders(options.headers),
+      body,
+      bodyTooLarge: tooLarge,
+      baseUrl: this.#base?.href ?? url.origin,
+    });
     await leaseWatchOf(this.server).observe({
       method,
       path,

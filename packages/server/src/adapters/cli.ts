@@ -3,13 +3,15 @@ import { createLeaseholdServer } from '../leasehold-server.js';
 import { loadKeysFile } from '../keys-file.js';
 import { createDocsHtmlLoader } from './docs-html.js';
 import { DEFAULT_KEYS, type KeyConfig } from '../engine/index.js';
+import { DEFAULT_BASE_PATHS } from '../http/mounts.js';
 
 const USAGE = `Usage: leasehold-server [options]
 
   --port <n>          port to listen on (default 4010; 0 picks a free port)
   --host <addr>       address to bind (default 127.0.0.1)
   --keys <file>       JSON file of API keys (default: the demo keys)
-  --base-path <path>  mount the API under a prefix, e.g. /api
+  --base-path <path>  serve the API under this prefix; repeat for several (default: / and /api)
+  --docs-url <url>    the API reference error doc_urls link to (default: <API base URL>/docs)
   --clock <mode>      real (default) or manual (moves only through /_control/clock/advance)
   --control           serve the /_control test operations (no API key; keep it on localhost)
   --help              show this help
@@ -23,7 +25,8 @@ export function parseCliArgs(argv: string[]) {
       port: { type: 'string', default: '4010' },
       host: { type: 'string', default: '127.0.0.1' },
       keys: { type: 'string' },
-      'base-path': { type: 'string' },
+      'base-path': { type: 'string', multiple: true },
+      'docs-url': { type: 'string' },
       clock: { type: 'string', default: 'real' },
       control: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -33,9 +36,22 @@ export function parseCliArgs(argv: string[]) {
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0–65535, got ${values.port}`);
   if (values.clock !== 'real' && values.clock !== 'manual') throw new Error(`--clock must be real or manual, got ${values.clock}`);
-  const basePath = values['base-path'];
-  if (basePath !== undefined && !/^\/[A-Za-z0-9._~\-/]*$/.test(basePath)) throw new Error(`--base-path must start with /, got ${basePath}`);
-  return { port, host: values.host, keysFile: values.keys, basePath, clock: values.clock, control: values.control, help: values.help };
+  const basePaths = values['base-path'] ?? [...DEFAULT_BASE_PATHS];
+  for (const basePath of basePaths) {
+    if (!/^\/[A-Za-z0-9._~\-/]*$/.test(basePath)) throw new Error(`--base-path must start with / and hold only A–Z a–z 0–9 . _ ~ - /, got ${basePath}`);
+  }
+  const docsUrl = values['docs-url'];
+  if (docsUrl !== undefined && !/^https?:\/\/[^\s#]+$/.test(docsUrl)) throw new Error(`--docs-url must be an http(s) URL without a fragment, got ${docsUrl}`);
+  return {
+    port,
+    host: values.host,
+    keysFile: values.keys,
+    basePaths,
+    docsUrl: docsUrl?.replace(/\/+$/, ''),
+    clock: values.clock,
+    control: values.control,
+    help: values.help,
+  };
 }
 
 function describeKey(key: KeyConfig): string {
@@ -61,20 +77,22 @@ export async function main(argv: string[]): Promise<void> {
   const keys = options.keysFile ? loadKeysFile(options.keysFile) : DEFAULT_KEYS;
   const server = createLeaseholdServer({
     keys,
-    basePath: options.basePath,
+    basePath: options.basePaths,
+    docsUrl: options.docsUrl,
     clock: options.clock as 'real' | 'manual',
     control: options.control,
     docsHtml: createDocsHtmlLoader(),
   });
   const listener = await server.listen({ port: options.port, host: options.host });
-  const base = `${listener.url}${options.basePath ?? ''}`;
+  const bases = options.basePaths.map((basePath) => `${listener.url}${basePath.replace(/\/+$/, '')}`);
+  const base = bases[0] as string;
   process.stdout.write(
     [
       `Leasehold reference server listening on ${listener.url}`,
       `API keys accepted:`,
       ...keys.map(describeKey),
-      `API base URL: ${base}   spec: ${base}/openapi.json`,
-      `API reference: ${base}/docs`,
+      `API base URL${bases.length > 1 ? 's' : ''}: ${bases.join('  ')}   spec: ${base}/openapi.json`,
+      `API reference: ${base}/docs${options.docsUrl ? `; error doc_urls link to ${options.docsUrl}` : ''}`,
       `clock: ${options.clock}${options.control ? `; test controls at ${base}/_control` : ''}`,
       '',
     ].join('\n'),

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import { adapterErrorAnswer } from './adapter-envelope.js';
 import type { Duplex } from 'node:stream';
 
 /**
@@ -14,13 +14,9 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   }
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
   const status = tooLarge ? 431 : 400;
-  const requestId = `req_${randomBytes(12).toString('base64url')}`;
-  const body = JSON.stringify({
-    type: 'invalid_request_error',
-    code: tooLarge ? 'headers_too_large' : 'invalid_request',
-    message: tooLarge ? 'The request headers exceed 16 KiB.' : 'The request is not valid HTTP/1.1.',
-    request_id: requestId,
-  });
+  const { requestId, body } = tooLarge
+    ? adapterErrorAnswer(status, 'headers_too_large', 'The request headers exceed 16 KiB.')
+    : adapterErrorAnswer(status, 'invalid_request', 'The request is not valid HTTP/1.1.');
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +

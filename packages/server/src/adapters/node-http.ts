@@ -1,3 +1,4 @@
+import { adapterErrorAnswer } from './adapter-envelope.js';
 import { answerClientError } from './client-error.js';
 import { createServer, IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,16 +22,13 @@ export interface NodeListener {
   close(): Promise<void>;
 }
 
-const INTERNAL_ERROR_BODY = JSON.stringify({
-  type: 'api_error',
-  code: 'internal_error',
-  message: 'The server could not complete the request.',
-});
-
-/** The last resort when reading the request or answering it failed. */
+/** The last resort when reading the request or answering it failed: the canonical 500 envelope. */
 function fail(response: ServerResponse): void {
-  if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
-  response.end(INTERNAL_ERROR_BODY);
+  const { requestId, body } = adapterErrorAnswer(500, 'internal_error', 'The server could not complete the request.');
+  if (!response.headersSent) {
+    response.writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'Request-Id': requestId, Date: new Date().toUTCString() });
+  }
+  response.end(body);
 }
 
 function send(request: IncomingMessage, response: ServerResponse, plain: PlainResponse): void {
@@ -43,14 +41,30 @@ function send(request: IncomingMessage, response: ServerResponse, plain: PlainRe
 }
 
 /**
- * Node's header object, as plain headers: only `set-cookie` is ever an array there (Node joins or
- * drops every other repeat), so it is copied only when that one is present.
+ * The request's headers as plain headers: every repeated header joined with `, `, as Fetch's
+ * `Headers` (MSW) and the undici dispatcher give them, so the pipeline sees one request the same
+ * way on every transport. Node's own header object keeps only the first of a repeated
+ * `Authorization` or `Content-Type` (and a few others), so when a request repeats any header
+ * (more raw lines than names) the headers are rebuilt from `headersDistinct`.
  */
-function plainHeaders(headers: IncomingMessage['headers']): Record<string, string | undefined> {
-  if (headers['set-cookie'] === undefined) return headers as Record<string, string | undefined>;
+function plainHeaders(message: IncomingMessage): Record<string, string | undefined> {
+  const headers = message.headers;
+  if (message.rawHeaders.length === 2 * Object.keys(headers).length) return headers as Record<string, string | undefined>;
   const out: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(headers)) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, values] of Object.entries(message.headersDistinct)) if (values !== undefined) out[name] = values.join(', ');
   return out;
+}
+
+/** A `Host` header worth echoing (a name or address, an optional port); anything else is ignored. */
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+
+/** The origin the request reached: `http://` + its `Host`, else the socket's local address. */
+function originOf(message: IncomingMessage): string {
+  const host = message.headers.host;
+  if (host !== undefined && HOST.test(host)) return `http://${host}`;
+  const address = message.socket.localAddress ?? '127.0.0.1';
+  const shown = address.includes(':') ? `[${address}]` : address;
+  return `http://${shown}:${message.socket.localPort ?? 80}`;
 }
 
 /**
@@ -115,9 +129,10 @@ class PlainIncomingMessage extends IncomingMessage {
     return {
       method: (this.method ?? 'GET').toUpperCase(),
       url: this.url ?? '/',
-      headers: plainHeaders(this.headers),
+      headers: plainHeaders(this),
       body,
       bodyTooLarge: this.#tooLarge,
+      baseUrl: originOf(this),
     };
   }
 }

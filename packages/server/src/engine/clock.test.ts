@@ -26,6 +26,11 @@ describe('RealClock', () => {
 
 describe('toUtc', () => {
   it('formats RFC 3339 UTC', () => {
-    expect(toUtc(Date.UTC(2026, 9, 19, 9, 15))).toBe('2026-10-19T09:15:00.000Z');
+    expect(toUtc(Date.UTC(2026, 9, 19, 9, 15))).toBe('2026-10-19T09:15:00Z');
+  });
+
+  it('keeps whole seconds, rounding down (never later than the instant it stands for)', () => {
+    expect(toUtc(Date.UTC(2026, 9, 19, 9, 15, 0, 999))).toBe('2026-10-19T09:15:00Z');
+    expect(toUtc(Date.UTC(2026, 9, 19, 9, 14, 59, 1))).toBe('2026-10-19T09:14:59Z');
   });
 });

@@ -50,7 +50,11 @@ function checkTime(ms: number): number {
   return ms;
 }
 
-/** Format epoch milliseconds as an RFC 3339 UTC timestamp (`2026-11-29T15:15:00.000Z`). */
+/**
+ * Format epoch milliseconds as an RFC 3339 UTC timestamp in whole seconds
+ * (`2026-11-29T15:15:00Z`, as the task page shows them), rounded down: an expiry shown this way
+ * is never later than the real one, so a client that trusts it stops in time.
+ */
 export function toUtc(ms: number): string {
-  return new Date(ms).toISOString();
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }

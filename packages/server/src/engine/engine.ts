@@ -13,6 +13,7 @@ import { SpaceClaims } from './space-claims.js';
 import { Spools } from './spools.js';
 import { Tasks } from './tasks.js';
 import { parseTtl } from './ttl.js';
+import { requireStorableJson } from './json-value.js';
 import { isPlainObject } from './validation.js';
 
 /** How an engine is built: its clock, optional keys (default: the demo keys) and randomness. */
@@ -130,6 +131,7 @@ export class Engine {
 export function checkDetails(details: unknown): Details | null | undefined {
   if (details === undefined || details === null) return details;
   if (!isPlainObject(details)) throw new EngineError('invalid_request', 'details must be a JSON object.', 'details');
+  requireStorableJson(details, 'details');
   if (Buffer.byteLength(JSON.stringify(details), 'utf8') > MAX_DETAILS_BYTES) {
     throw new EngineError('invalid_request', 'details must be at most 16 KiB.', 'details');
   }

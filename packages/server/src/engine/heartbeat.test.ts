@@ -59,7 +59,7 @@ describe('heartbeat', () => {
     ['PT45S', 45_000],
   ])('clamps ttl %j for space claims', (ttl, ms) => {
     const f = setup();
-    acquire(f, 'k');
+    acquire(f, 'k', { leaseSeconds: 5 });
     expect(f.engine.heartbeat({ credential: f.admin, ttl }).results[0]?.expiresAt).toBe(T0 + ms);
   });
 

@@ -17,7 +17,8 @@ interface IdempotencyRecord<R> extends HeapItem {
 
 /**
  * Idempotency records per credential for 24 hours: the first request with a key runs, repeats
- * replay its stored response (success or error, opaque to the engine), another request under the
+ * replay the response it was completed with (opaque to the engine; the HTTP pipeline completes
+ * only 2xx answers and abandons every error, Stripe's rule), another request under the
  * same key is `idempotency_key_reused`, and a repeat while the first runs is
  * `idempotency_in_flight`. Records expire lazily through a min-heap, like leases.
  * @example

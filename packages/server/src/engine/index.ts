@@ -9,6 +9,8 @@ export { Engine, type EngineOptions, type EngineStats, type HeartbeatRequest, ty
 export { ManualClock, RealClock, toUtc, type Clock } from './clock.js';
 /** The one error class and the code → status / status → type tables. */
 export { EngineError, errorStatusByCode, errorTypeByStatus, isEngineError, type ErrorCode } from './errors.js';
+/** The rule every stored JSON value obeys (nesting depth, representable numbers). */
+export { MAX_JSON_DEPTH, describeJsonProblem, jsonProblem, requireStorableJson, type JsonProblem } from './json-value.js';
 /** Random sources for ids and tokens. */
 export { cryptoRandom, seededRandom, type RandomSource } from './random.js';
 /** The heartbeat `ttl` parser. */
@@ -58,6 +60,7 @@ export type { PreviousRelease } from './space-state.js';
 export { Tasks, type ProtectedTaskWrite, type TaskChanges, type TaskWrite } from './tasks.js';
 /** Task answers (wire shapes) and the ETag format. */
 export {
+  MAX_NOTES_PER_TASK,
   TASK_LEASE_SECONDS,
   taskEtag,
   type Task,
@@ -68,6 +71,8 @@ export {
   type TaskResult,
   type TaskStatus,
 } from './task-record.js';
+/** Task lists: one page in id order and its cursor. */
+export { TASK_PAGE_BYTES, decodeTaskCursor, encodeTaskCursor, type TaskList } from './task-list.js';
 /** Task guards: If-Match and claim-token validation. */
 export { checkIfMatch, validateTaskToken } from './task-guards.js';
 /** Spools, queues and spool leases. */

@@ -39,6 +39,17 @@ describe('LeaseEngine', () => {
     expect(fences).toEqual([1, 2, 3]);
   });
 
+  it('draws fences from one sequence per account: grants in one account never move another', () => {
+    const { clock, leases } = engine();
+    const grant = (accountId: string) => {
+      const lease = leases.create({ kind: 'space', token: 'lht_', credentialId: `c-${accountId}`, accountId, holderSession: null, owner: {} });
+      leases.grant(lease, clock.now(), null);
+      return lease.fence;
+    };
+    expect([grant('a'), grant('a'), grant('b'), grant('a'), grant('b')]).toEqual([1, 2, 1, 3, 2]);
+    expect(leases.stats().fence).toBe(3);
+  });
+
   it('expires in due order at each lease’s own expiry instant', () => {
     const { clock, leases, handler, held } = engine();
     const late = held(3000);

@@ -32,7 +32,7 @@ export interface LeaseStats {
   tombstones: number;
   /** Items in the expiry heap. */
   heapSize: number;
-  /** The last fence granted. */
+  /** The largest fence granted in any account (each account has its own sequence). */
   fence: number;
 }
 
@@ -44,7 +44,8 @@ export interface CreateLease extends LeaseInit {
 
 /**
  * The one lease engine behind space claims, task claims and spool leases: ids, tokens, one
- * global fence counter, per-credential indexes, and expiry through an indexed min-heap with lazy
+ * fence sequence per account (so an account's fences say nothing about any other account's
+ * grants), per-credential indexes, and expiry through an indexed min-heap with lazy
  * re-keying (an extended lease is re-examined only when its old due time comes), so a tick with
  * nothing due costs O(1) and expiring k leases costs O(k log n).
  */
@@ -56,7 +57,8 @@ export class LeaseEngine {
   readonly #byCredential = new Map<string, Set<LeaseRecord>>();
   readonly #handlers = new Map<LeaseKind, LeaseKindHandler>();
   readonly #sweepers: Array<(now: number) => void> = [];
-  #fence = 0;
+  /** The last fence granted in each account. */
+  readonly #fences = new Map<string, number>();
   #seq = 0;
 
   /** Create an engine reading time from `clock` and randomness from `random`. */
@@ -139,10 +141,16 @@ export class LeaseEngine {
     return lease;
   }
 
-  /** Grant `lease` at `at`: status `held`, a new fence (larger than every earlier one). */
+  /**
+   * Grant `lease` at `at`: status `held`, the next fence of its account's sequence (larger than
+   * every fence granted before in that account, so larger than any earlier grant of the same
+   * resource, which belongs to that account too).
+   */
   grant(lease: LeaseRecord, at: number, expiresAt: number | null): void {
     lease.status = 'held';
-    lease.fence = ++this.#fence;
+    const fence = (this.#fences.get(lease.accountId) ?? 0) + 1;
+    this.#fences.set(lease.accountId, fence);
+    lease.fence = fence;
     lease.acquiredAt = at;
     this.setExpiry(lease, expiresAt);
   }
@@ -230,7 +238,9 @@ export class LeaseEngine {
       else if (lease.status === 'queued') queued++;
       else tombstones++;
     }
-    return { held, queued, tombstones, heapSize: this.#heap.size, fence: this.#fence };
+    let fence = 0;
+    for (const last of this.#fences.values()) if (last > fence) fence = last;
+    return { held, queued, tombstones, heapSize: this.#heap.size, fence };
   }
 
   #unindexCredential(lease: LeaseRecord): void {

@@ -11,7 +11,10 @@ const BTreeCtor: BTreeClass = typeof loaded === 'function' && loaded.default ===
 /** A B+ tree keeping entries in key order (the `sorted-btree` package). */
 export type SortedMap<K, V> = btree.default<K, V>;
 
-/** A new, empty sorted map; strings sort by UTF-16 code units, numbers numerically. */
-export function createSortedMap<K extends string | number, V>(): SortedMap<K, V> {
-  return new BTreeCtor<K, V>();
+/**
+ * A new, empty sorted map ordered by `compare`; by default strings sort by UTF-16 code units
+ * and numbers numerically.
+ */
+export function createSortedMap<K extends string | number, V>(compare?: (a: K, b: K) => number): SortedMap<K, V> {
+  return new BTreeCtor<K, V>(undefined, compare);
 }

@@ -26,8 +26,9 @@ import {
   type KeyState,
   type SpaceState,
 } from './space-state.js';
+import { requireStorableJson } from './json-value.js';
 import { requireInt, requireString, requireUuid } from './validation.js';
-import { decodeCursor, encodeCursor, requireKey } from './space-keys.js';
+import { compareKeys, decodeCursor, encodeCursor, requireKey } from './space-keys.js';
 import {
   SPACE_LEASE_MAX_SECONDS,
   SPACE_LEASE_MIN_SECONDS,
@@ -112,7 +113,11 @@ export class SpaceClaims implements LeaseKindHandler {
     return claimView(state.holder, state, false);
   }
 
-  /** One page of held claims in key order, optionally only keys starting with `prefix`. */
+  /**
+   * One page of held claims in key order (by code point), optionally only keys starting with
+   * `prefix`. The cursor stands for the last key of the page, so a key held throughout a walk is
+   * listed exactly once, whatever is acquired or released between pages.
+   */
   list(params: ListParams): ClaimList {
     this.#leases.sync();
     const limit = requireInt(params.limit, 1, 100, 'limit', 50);
@@ -122,9 +127,9 @@ export class SpaceClaims implements LeaseKindHandler {
     const data: Claim[] = [];
     let nextCursor: string | null = null;
     if (space !== undefined) {
-      const start = after !== undefined && after > prefix ? after : prefix;
+      const start = after !== undefined && compareKeys(after, prefix) > 0 ? after : prefix;
       for (const [key, state] of space.held.entries(start)) {
-        if (after !== undefined && key <= after) continue;
+        if (after !== undefined && compareKeys(key, after) <= 0) continue;
         if (!key.startsWith(prefix)) break;
         if (data.length === limit) {
           nextCursor = encodeCursor((data[data.length - 1] as Claim).key);
@@ -152,11 +157,12 @@ export class SpaceClaims implements LeaseKindHandler {
   /** Release with the token (or leave the queue); repeats and cancelled runs answer the same row. */
   release(params: KeyParams & { token: string; observation?: unknown }): ReleasedClaim {
     const now = this.#leases.sync();
+    const observation = requireStorableJson(params.observation ?? null, 'observation');
     const lease = this.#byToken(params);
     if (lease.released !== null) return releasedView(lease);
     if (lease.status === 'lost' && lease.lostReason !== 'scope_cancelled') throw lostError(lease);
     const state = lease.owner as KeyState;
-    const row = { releasedAt: now, observation: params.observation ?? null };
+    const row = { releasedAt: now, observation };
     const wasHolder = state.holder === lease;
     const wasQueued = lease.status === 'queued';
     this.#leases.release(lease, now, row);
@@ -225,14 +231,21 @@ export class SpaceClaims implements LeaseKindHandler {
     this.#dropSpaceIfEmpty(state.space);
   }
 
-  /** Lease-kind hook: heartbeat a held claim (extend) or a waiter (keep its place). */
+  /**
+   * Lease-kind hook: heartbeat a held claim (extend) or a waiter (keep its place). An extension,
+   * never a cut: the expiry moves to now + `ttl` (clamped to 5–600 s) only when that is later
+   * than the current one, so a short `ttl` (the seed page's `{"ttl": 0}`) never shortens a lease
+   * the holder asked for. (Spool leases differ: their heartbeat resets, as their renew does.)
+   */
   heartbeat(lease: LeaseRecord, ttlSeconds: number, now: number): HeartbeatResult {
     const state = lease.owner as KeyState;
     const seconds = Math.min(SPACE_LEASE_MAX_SECONDS, Math.max(SPACE_LEASE_MIN_SECONDS, ttlSeconds));
-    const expiresAt = Math.round(now + seconds * 1000);
-    this.#leases.setExpiry(lease, expiresAt);
+    const extended = Math.round(now + seconds * 1000);
+    const current = lease.expiresAt;
+    const expiresAt = current !== null && current >= extended ? current : extended;
+    if (expiresAt === extended) this.#leases.setExpiry(lease, expiresAt);
     if (lease.status === 'held') {
-      lease.leaseSeconds = Math.round(seconds);
+      if (expiresAt === extended) lease.leaseSeconds = Math.round(seconds);
       return { claimId: lease.claimId, status: 'held', expiresAt, queueDepth: state.queue.length };
     }
     const position = queueIndexOf(state.queue, lease) + 1;

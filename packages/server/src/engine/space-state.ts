@@ -1,6 +1,7 @@
 import type { LeaseRecord } from './lease-record.js';
 import type { HeapItem } from './min-heap.js';
 import { createSortedMap, type SortedMap } from './sorted-map.js';
+import { compareKeys } from './space-keys.js';
 
 /** The last release of a key, shown on the next holder's row (wire `PreviousRelease`). */
 export interface PreviousRelease {
@@ -62,7 +63,7 @@ export interface SpaceState {
   readonly spaceId: string;
   /** Every key with a holder, waiters or a release remembered (at most 10 minutes once free). */
   readonly keys: Map<string, KeyState>;
-  /** The held keys, in key order, for listing. */
+  /** The held keys, in key order (`compareKeys`: by code point), for listing. */
   readonly held: SortedMap<string, KeyState>;
   /** Live (held or queued) claims of each run, for cancellation. */
   readonly scopes: Map<string, Set<LeaseRecord>>;
@@ -76,7 +77,7 @@ export function createSpaceState(accountId: string, spaceId: string): SpaceState
     accountId,
     spaceId,
     keys: new Map(),
-    held: createSortedMap<string, KeyState>(),
+    held: createSortedMap<string, KeyState>(compareKeys),
     scopes: new Map(),
     cancelled: new Map(),
   };

@@ -21,7 +21,7 @@ describe('Spools: spools and queues', () => {
       object: 'spool',
       name: 'invoices',
       queues: [],
-      createdAt: '2026-11-29T15:00:00.000Z',
+      createdAt: '2026-11-29T15:00:00Z',
     });
     expect(codeOf(() => f.engine.spools.createSpool({ credential: f.admin, name: 'invoices' }))).toBe('spool_exists');
     expect(codeOf(() => f.engine.spools.createSpool({ credential: f.other, name: 'invoices' }))).toBe('no error');
@@ -55,7 +55,7 @@ describe('Spools: send and receive', () => {
     const s = spool(f);
     const sent = s.send({ invoiceId: 'inv_1' });
     s.send({ invoiceId: 'inv_2' });
-    expect(sent).toMatchObject({ object: 'message', spool: 'invoices', queue: 'q', body: { invoiceId: 'inv_1' }, deliveryCount: 0, sentAt: '2026-11-29T15:00:00.000Z' });
+    expect(sent).toMatchObject({ object: 'message', spool: 'invoices', queue: 'q', body: { invoiceId: 'inv_1' }, deliveryCount: 0, sentAt: '2026-11-29T15:00:00Z' });
     expect(sent.id).toMatch(/^msg_[A-Za-z0-9]+$/);
     expect(sent.handle).toMatch(/^hdl_[A-Za-z0-9]{8,64}$/);
     const got = s.receive();

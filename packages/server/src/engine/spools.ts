@@ -20,6 +20,7 @@ import {
   type SpoolLeaseState,
   type SpoolRecord,
 } from './spool-records.js';
+import { requireStorableJson } from './json-value.js';
 import { requireIdentName, requireInt } from './validation.js';
 import type { LeaseParams, QueueParams } from './spool-params.js';
 
@@ -95,13 +96,14 @@ export class Spools implements LeaseKindHandler {
   send(params: QueueParams & { body: unknown; delaySeconds?: number | undefined }): Message {
     const now = this.#leases.sync();
     const delay = requireInt(params.delaySeconds, 0, 900, 'delaySeconds', 0);
+    const body = requireStorableJson(params.body ?? null, 'body');
     const queue = this.#queue(params);
     const random = this.#leases.random;
     const message: MessageRecord = {
       id: `msg_${randomBase62(random, 16)}`,
       handle: `hdl_${randomBase62(random, 16)}`,
       queue,
-      body: params.body ?? null,
+      body,
       sentAt: now,
       seq: ++this.#seq,
       deliveryCount: 0,

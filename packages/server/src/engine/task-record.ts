@@ -4,6 +4,12 @@ import type { Details, LeaseRecord } from './lease-record.js';
 /** Where a task stands; `Done` is final. */
 export type TaskStatus = 'Todo' | 'InProgress' | 'Blocked' | 'Done';
 
+/**
+ * At most this many notes per task (`plan_limit_exceeded` beyond; the closing note of a complete
+ * is always kept), so a task's answer stays bounded however long it is worked on.
+ */
+export const MAX_NOTES_PER_TASK = 1000;
+
 /** Task claims last 15 minutes from the grant or the last renewal. */
 export const TASK_LEASE_SECONDS = 900;
 

@@ -28,8 +28,8 @@ describe('Tasks: create and read', () => {
       claim: null,
       notes: [],
       result: null,
-      createdUtc: '2026-11-29T15:00:00.000Z',
-      updatedUtc: '2026-11-29T15:00:00.000Z',
+      createdUtc: '2026-11-29T15:00:00Z',
+      updatedUtc: '2026-11-29T15:00:00Z',
       completedUtc: null,
     });
     expect(newTask(f).task.id).toBe(2);
@@ -44,7 +44,7 @@ describe('Tasks: claim', () => {
   it('claims for 15 minutes with a UUID token and a new ETag', () => {
     const f = setup();
     const { claim, etag } = claimed(f);
-    expect(claim).toMatchObject({ object: 'task_claim', taskId: 1, fence: 1, leaseSeconds: 900, expiresUtc: '2026-11-29T15:15:00.000Z' });
+    expect(claim).toMatchObject({ object: 'task_claim', taskId: 1, fence: 1, leaseSeconds: 900, expiresUtc: '2026-11-29T15:15:00Z' });
     expect(claim.token).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(etag).toBe('"task-1-v2"');
     const read = f.engine.tasks.get({ credential: f.admin, taskId: 1 }).task;
@@ -93,7 +93,7 @@ describe('Tasks: renew and release', () => {
     f.clock.advance(600_000);
     const renewed = f.engine.tasks.renew({ credential: f.admin, taskId: 1, ifMatch: etag, token });
     expect(renewed.etag).toBe(etag);
-    expect(renewed.claim.expiresUtc).toBe('2026-11-29T15:25:00.000Z');
+    expect(renewed.claim.expiresUtc).toBe('2026-11-29T15:25:00Z');
     expect(renewed.claim.token).toBeUndefined();
   });
 
@@ -126,7 +126,7 @@ describe('Tasks: renew and release', () => {
       claimId: next.claim.claimId,
       taskId: 1,
       released: true,
-      releasedUtc: '2026-11-29T15:15:00.000Z',
+      releasedUtc: '2026-11-29T15:15:00Z',
     });
     expect(released.etag).toBe('"task-1-v4"');
     expect(renew(next.claim.token as string, released.etag)).toBe('claim_not_held');
@@ -146,7 +146,7 @@ describe('Tasks: protected writes', () => {
     const written = note(token);
     expect(written.etag).toBe('"task-1-v3"');
     expect(written.task.notes).toEqual([
-      { object: 'task_note', id: expect.stringMatching(/^note_/), taskId: 1, text: 'Draft prepared.', createdUtc: '2026-11-29T15:00:00.000Z', claimId: claim.claimId },
+      { object: 'task_note', id: expect.stringMatching(/^note_/), taskId: 1, text: 'Draft prepared.', createdUtc: '2026-11-29T15:00:00Z', claimId: claim.claimId },
     ]);
   });
 
@@ -176,7 +176,7 @@ describe('Tasks: protected writes', () => {
     f.clock.advance(60_000);
     const done = f.engine.tasks.complete({ credential: f.admin, taskId: 1, ifMatch: etag, claimToken: token, result: { pdf: 'r.pdf' }, note: 'Published.' });
     expect(done.etag).toBe('"task-1-v3"');
-    expect(done.task).toMatchObject({ status: 'Done', claim: null, result: { pdf: 'r.pdf' }, completedUtc: '2026-11-29T15:01:00.000Z' });
+    expect(done.task).toMatchObject({ status: 'Done', claim: null, result: { pdf: 'r.pdf' }, completedUtc: '2026-11-29T15:01:00Z' });
     expect(done.task.notes.map((n) => n.text)).toEqual(['Published.']);
     expect(codeOf(() => f.engine.tasks.complete({ credential: f.admin, taskId: 1, ifMatch: done.etag }))).toBe('task_completed');
     expect(codeOf(() => f.engine.tasks.update({ credential: f.admin, taskId: 1, ifMatch: done.etag, changes: { title: 'x' } }))).toBe(
@@ -202,5 +202,27 @@ describe('Tasks: protected writes', () => {
     f.clock.advance(900_000);
     expect(f.engine.heartbeat({ credential: f.admin, ttl: 30 }).results).toEqual([{ claimId: claim.claimId, status: 'lost' }]);
     expect(f.engine.heartbeat({ credential: f.admin, ttl: 30 }).results).toEqual([]);
+  });
+});
+
+describe('Tasks: list', () => {
+  it('ends a page early at about 4 MiB (after at least one task), so a page of large tasks stays answerable', () => {
+    const f = setup();
+    const text = 'x'.repeat(20_000);
+    for (let t = 0; t < 5; t++) {
+      let { task, etag } = newTask(f);
+      for (let n = 0; n < 110; n++) ({ etag } = f.engine.tasks.addNote({ credential: f.admin, taskId: task.id, ifMatch: etag, text }));
+      task = f.engine.tasks.get({ credential: f.admin, taskId: task.id }).task;
+      expect(JSON.stringify(task).length).toBeGreaterThan(2_000_000);
+    }
+    const sizes: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = f.engine.tasks.list({ credential: f.admin, limit: 100, cursor });
+      sizes.push(page.data.length);
+      expect(JSON.stringify(page).length).toBeLessThan(7 * 1024 * 1024);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+    expect(sizes).toEqual([2, 2, 1]);
   });
 });

@@ -7,6 +7,7 @@ import type { LeaseRecord } from './lease-record.js';
 import { randomBase62, randomUuidV4 } from './random.js';
 import { checkIfMatch, guardProtectedWrite, matchTaskClaim, validateTaskToken } from './task-guards.js';
 import {
+  MAX_NOTES_PER_TASK,
   TASK_LEASE_SECONDS,
   taskClaimView,
   taskEtag,
@@ -17,7 +18,11 @@ import {
   type TaskResult,
   type TaskStatus,
 } from './task-record.js';
-import { requireString } from './validation.js';
+import { requireStorableJson } from './json-value.js';
+import { createSortedMap, type SortedMap } from './sorted-map.js';
+import { decodeTaskCursor, pageOfTasks, type TaskList } from './task-list.js';
+import { validateChanges, type TaskChanges } from './task-changes.js';
+import { requireInt, requireString } from './validation.js';
 
 /** Address one task, with the caller's `If-Match`. */
 export interface TaskWrite {
@@ -26,19 +31,22 @@ export interface TaskWrite {
   ifMatch: string | null | undefined;
 }
 
+/** The fields `update` may change. */
+export type { TaskChanges } from './task-changes.js';
+
 /** A protected write: also the raw `X-Task-Claim` header (absent = `undefined`). */
 export interface ProtectedTaskWrite extends TaskWrite {
   claimToken?: string | undefined;
 }
 
-/** The fields `update` may change. */
-export interface TaskChanges {
-  status?: TaskStatus;
-  title?: string;
-  description?: string;
-}
+const STATUSES: ReadonlySet<string> = new Set(['Todo', 'InProgress', 'Blocked', 'Done']);
 
-const PATCH_STATUSES: ReadonlySet<string> = new Set(['Todo', 'InProgress', 'Blocked']);
+/** One account's tasks: by id (ids run from 1), and by status in id order (for filtered lists). */
+interface AccountTasks {
+  nextId: number;
+  tasks: Map<number, TaskRecord>;
+  byStatus: Map<TaskStatus, SortedMap<number, TaskRecord>>;
+}
 
 /**
  * Tasks of each account (integer ids from 1) and their 15-minute claims, guarded by ETag and
@@ -47,7 +55,7 @@ const PATCH_STATUSES: ReadonlySet<string> = new Set(['Todo', 'InProgress', 'Bloc
  */
 export class Tasks implements LeaseKindHandler {
   readonly #leases: LeaseEngine;
-  readonly #accounts = new Map<string, { nextId: number; tasks: Map<number, TaskRecord> }>();
+  readonly #accounts = new Map<string, AccountTasks>();
 
   /** Tasks on top of the shared lease engine. */
   constructor(leases: LeaseEngine) {
@@ -77,7 +85,25 @@ export class Tasks implements LeaseKindHandler {
       completedAt: null,
     };
     account.tasks.set(task.id, task);
+    indexStatus(account, task);
     return taskResult(task);
+  }
+
+  /**
+   * One page of the account's tasks in id order, optionally only those with `status`, after the
+   * task a `cursor` stands for (see `pageOfTasks`).
+   */
+  list(params: { credential: Caller; status?: TaskStatus | undefined; limit?: number | undefined; cursor?: string | undefined }): TaskList {
+    this.#leases.sync();
+    const limit = requireInt(params.limit, 1, 100, 'limit', 50);
+    if (params.status !== undefined && !STATUSES.has(params.status)) {
+      throw new EngineError('invalid_request', 'status must be Todo, InProgress, Blocked or Done.', 'status');
+    }
+    const after = params.cursor === undefined ? 0 : decodeTaskCursor(params.cursor);
+    const account = this.#accounts.get(params.credential.accountId);
+    if (account === undefined) return { object: 'list', data: [], nextCursor: null };
+    const byStatus = params.status === undefined ? undefined : account.byStatus.get(params.status);
+    return pageOfTasks(account.tasks, account.nextId, byStatus, { status: params.status, after, limit });
   }
 
   /** Read a task and its ETag. */
@@ -143,6 +169,9 @@ export class Tasks implements LeaseKindHandler {
     const now = this.#leases.sync();
     const text = requireString(params.text, 1, 20000, 'text');
     const { task, lease } = this.#protected(params);
+    if (task.notes.length >= MAX_NOTES_PER_TASK) {
+      throw new EngineError('plan_limit_exceeded', `A task holds at most ${MAX_NOTES_PER_TASK} notes.`, 'text');
+    }
     this.#note(task, text, lease, now);
     this.#bump(task, now);
     return taskResult(task);
@@ -155,7 +184,7 @@ export class Tasks implements LeaseKindHandler {
     const { task } = this.#protected(params, () => {
       throw new EngineError('invalid_transition', 'A Done task cannot change.', 'status');
     });
-    if (changes.status !== undefined) task.status = changes.status;
+    if (changes.status !== undefined) this.#setStatus(task, changes.status);
     if (changes.title !== undefined) task.title = changes.title;
     if (changes.description !== undefined) task.description = changes.description;
     this.#bump(task, now);
@@ -166,13 +195,14 @@ export class Tasks implements LeaseKindHandler {
   complete(params: ProtectedTaskWrite & { result?: unknown; note?: string | undefined }): TaskResult {
     const now = this.#leases.sync();
     const note = params.note === undefined ? undefined : requireString(params.note, 1, 20000, 'note');
+    const result = requireStorableJson(params.result ?? null, 'result');
     const { task, lease } = this.#protected(params, () => {
       throw completed();
     });
     if (note !== undefined) this.#note(task, note, lease, now);
     if (lease !== null) this.#endClaim(task, lease, now);
-    task.status = 'Done';
-    task.result = params.result ?? null;
+    this.#setStatus(task, 'Done');
+    task.result = result;
     task.completedAt = now;
     this.#bump(task, now);
     return taskResult(task);
@@ -232,10 +262,18 @@ export class Tasks implements LeaseKindHandler {
     task.updatedAt = now;
   }
 
-  #account(accountId: string): { nextId: number; tasks: Map<number, TaskRecord> } {
+  #setStatus(task: TaskRecord, status: TaskStatus): void {
+    if (task.status === status) return;
+    const account = this.#account(task.accountId);
+    account.byStatus.get(task.status)?.delete(task.id);
+    task.status = status;
+    indexStatus(account, task);
+  }
+
+  #account(accountId: string): AccountTasks {
     let account = this.#accounts.get(accountId);
     if (account === undefined) {
-      account = { nextId: 1, tasks: new Map() };
+      account = { nextId: 1, tasks: new Map(), byStatus: new Map() };
       this.#accounts.set(accountId, account);
     }
     return account;
@@ -252,21 +290,11 @@ function completed(): EngineError {
   return new EngineError('task_completed', 'The task is already Done.');
 }
 
-/** Validate a PATCH body (the fields `update` may change), as `update` does first. */
-export function validateChanges(changes: TaskChanges): TaskChanges {
-  const out: TaskChanges = {};
-  if (typeof changes !== 'object' || changes === null) throw new EngineError('invalid_request', 'Send the fields to change.');
-  if (changes.status !== undefined) {
-    if (changes.status === 'Done') {
-      throw new EngineError('invalid_transition', 'Move a task to Done by completing it, not by PATCH.', 'status');
-    }
-    if (!PATCH_STATUSES.has(changes.status)) {
-      throw new EngineError('invalid_request', 'status must be Todo, InProgress or Blocked.', 'status');
-    }
-    out.status = changes.status;
+function indexStatus(account: AccountTasks, task: TaskRecord): void {
+  let index = account.byStatus.get(task.status);
+  if (index === undefined) {
+    index = createSortedMap<number, TaskRecord>();
+    account.byStatus.set(task.status, index);
   }
-  if (changes.title !== undefined) out.title = requireString(changes.title, 1, 500, 'title');
-  if (changes.description !== undefined) out.description = requireString(changes.description, 0, 20000, 'description');
-  if (Object.keys(out).length === 0) throw new EngineError('invalid_request', 'Send at least one field to change.');
-  return out;
+  index.set(task.id, task);
 }

@@ -8,7 +8,7 @@ export const openapiDocument: OpenApiDocument = {
     "title": "Leasehold coordination API",
     "version": "1.0.0",
     "summary": "Exclusive, expiring leases on keys, tasks and queue messages.",
-    "description": "Leasehold coordinates work with **leases**: exclusive, expiring grants on a named key of a space\n(*space claims*), on a task (*task claims*) or on a queue message (*spool leases*). A worker takes\na lease, keeps it alive, and gives it back. Every lease, whatever it guards, has a stable\n`claimId`, a secret token, a `fence` and a `status` (`held`, `queued` or `lost`).\n\n## Shape\nAll paths live under `/v1`. A server may be mounted under a prefix: with the base URL\n`https://host/api` the heartbeat is `https://host/api/v1/claims/heartbeat`. Bodies are JSON\nonly (`application/json`): a body over 1 MiB is 413, malformed JSON is 400, another content\ntype on a body is 415. Every response carries `Request-Id` and `Date`. Field names are\ncamelCase; only the error envelope keeps snake_case members (`doc_url`, `request_id`). Every\nresource carries `object`; lists answer `{ object: \"list\", data, nextCursor }`.\n\nIds are opaque strings with a type prefix (`clm_`, `msg_`, `hdl_`), except task ids, which are\nintegers. Claim rows give `expiresAt` in epoch milliseconds; task claims give `expiresUtc` /\n`releasedUtc` in RFC 3339 UTC; spool expiries travel in headers. Expiry is judged by the server\nclock: schedule renewals from your own monotonic clock using the granted duration\n(`leaseSeconds`, `Spooler-Lease-Timeout`), never by comparing wall clocks.\n\n## Leases and fencing\nA lease token is a secret: it is returned only to the acquirer (the acquire answer and its\nidempotent replay) and never appears in reads, lists, heartbeat acks or error messages.\nThe `fence` strictly increases each time a resource is granted to anyone. A holder that stalls\npast its expiry may still believe it holds the lease; the fence is how the resource you guard\ntells: pass the fence with every protected write and have the resource reject fences smaller\nthan the largest it has seen.\n\n## Batch heartbeat and sessions\nOne `POST /v1/claims/heartbeat` renews every lease the credential holds, of every kind, and\nreports leases lost since the previous report once. Every acquire records the caller's\nsession (space claims: `holderSession`; task claims and spool receives: the `Leasehold-Session`\nheader), and a heartbeat that passes `holderSession` touches only that session's leases, so a\nsurvivor sharing a key with a crashed process never keeps the dead process's leases alive.\n\n## Errors\nEvery 4xx and 5xx body is the canonical envelope\n`{ type, code?, param?, message, doc_url?, request_id?, errors? }`. `type` is the class\n(`invalid_request_error` for 400/413/415/422/428, `authentication_error` 401,\n`payment_required_error` 402, `permission_error` 403, `not_found_error` 404, `conflict_error`\n409, `gone_error` 410, `precondition_error` 412, `rate_limit_error` 429, `api_error` 500,\n`unavailable_error` 503); `code` is the machine-readable reason. A 403 without a code means\nthe key is blocked. Anything outside the credential's scope is 404, never 403.\n\n## Idempotency\nMutating calls take an `Idempotency-Key` (required where an operation says so). It is kept per\ncredential for 24 hours with a fingerprint of method, path and body. A repeat replays the\nfirst answer, success or error, with `Idempotent-Replayed: true`; the same key with another\nrequest is 409 `idempotency_key_reused`; a repeat while the first is still running is 409\n`idempotency_in_flight` — the only 409 worth retrying.\n\n## Rate limits\nLimits are per credential: 429 `rate_limited` with `Retry-After` in whole seconds (at least 1).\n",
+    "description": "Leasehold coordinates work with **leases**: exclusive, expiring grants on a named key of a space\n(*space claims*), on a task (*task claims*) or on a queue message (*spool leases*). A worker takes\na lease, keeps it alive, and gives it back. Every lease, whatever it guards, has a stable\n`claimId`, a secret token, a `fence` and a `status` (`held`, `queued` or `lost`).\n\n## Shape\nAll paths live under `/v1`. A server may be mounted under prefixes: with the base URL\n`https://host/api` the heartbeat is `https://host/api/v1/claims/heartbeat`. The reference\nserver serves the whole API under both `/` and `/api` unless told otherwise (`--base-path`,\nrepeatable), so each seed page's literal paths work against one server. The spec it serves at\n`<base URL>/openapi.json` names in `servers` the base URL that request reached (scheme, host,\nport and mount).\n\nA header is read the same way whatever carries the request: a repeated header counts as its\nvalues joined with `, ` (as Fetch's `Headers` join them). `Authorization` and, on a request\nwith a body, `Content-Type` hold exactly one value, so a repeated one (or one with a comma) is\n400 `ambiguous_header` — which of several credentials was meant is unknowable, so none is\ntried, and nothing is written. HEAD is answered on every path that answers GET, as that GET\nwithout its body (same status and headers; errors too). Bodies are JSON\nonly (`application/json`): a body over 1 MiB is 413, malformed JSON is 400, another content\ntype on a body is 415. A body that nests arrays and objects deeper than 64 levels (the body\nitself is one) is 400 `json_too_deep`, and one holding a number beyond ±1.8e308 is 400\n`invalid_json`: both are refused before anything is written, so every JSON value the API stores\n(an `observation`, `details`, a message `body`, a task `result`) can always be answered back.\nEvery response carries `Request-Id` and `Date`. Field names are\ncamelCase; only the error envelope keeps snake_case members (`doc_url`, `request_id`). Every\nresource carries `object`; lists answer `{ object: \"list\", data, nextCursor }`.\n\nIds are opaque strings with a type prefix (`clm_`, `msg_`, `hdl_`), except task ids, which are\nintegers. Claim rows give `expiresAt` in epoch milliseconds; task claims give `expiresUtc` /\n`releasedUtc` in RFC 3339 UTC; spool expiries travel in headers. Expiry is judged by the server\nclock: schedule renewals from your own monotonic clock using the granted duration\n(`leaseSeconds`, `Spooler-Lease-Timeout`), never by comparing wall clocks.\n\n## Leases and fencing\nA lease token is a secret: it is returned only to the acquirer (the acquire answer and its\nidempotent replay) and never appears in reads, lists, heartbeat acks or error messages.\nThe `fence` strictly increases each time a resource is granted to anyone. Fences come from one\nsequence per account, so they say nothing about what other accounts do. A holder that stalls\npast its expiry may still believe it holds the lease; the fence is how the resource you guard\ntells: pass the fence with every protected write and have the resource reject fences smaller\nthan the largest it has seen.\n\n## Batch heartbeat and sessions\nOne `POST /v1/claims/heartbeat` renews every lease the credential holds, of every kind, and\nreports leases lost since the previous report once. It extends space claims and never moves\none earlier (whatever its `ttl`); task claims get their 15 minutes; spool leases are reset to\ntheir queue's timeout, exactly as their own renew does. Every acquire records the caller's\nsession (space claims: `holderSession`; task claims and spool receives: the `Leasehold-Session`\nheader), and a heartbeat that passes `holderSession` touches only that session's leases, so a\nsurvivor sharing a key with a crashed process never keeps the dead process's leases alive.\n\n## Errors\nEvery 4xx and 5xx body is one envelope, a superset that code written against any of the seed\npages reads as it expects:\n\n```json\n{\n  \"type\": \"conflict_error\",\n  \"code\": \"claim_held\",\n  \"param\": \"key\",\n  \"message\": \"The key is held by another claimant.\",\n  \"doc_url\": \"http://127.0.0.1:4010/docs#section/claim_held\",\n  \"request_id\": \"req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9\",\n  \"kind\": \"claim_held\",\n  \"error\": { \"code\": \"claim_held\", \"message\": \"The key is held by another claimant.\", \"requestId\": \"req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9\" }\n}\n```\n\n- `type, code, param, message, doc_url, request_id, errors` are the canonical envelope (the\n  heartbeat page's). `errors` appears only when more than one problem was found.\n- `kind` is `code` again, under the spool page's name for it.\n- `error: { code, message, requestId }` is the space-claims page's envelope, same values.\n\n`type` is the class (`invalid_request_error` for 400/405/413/415/422/428/431,\n`authentication_error` 401, `payment_required_error` 402, `permission_error` 403,\n`not_found_error` 404, `conflict_error` 409, `gone_error` 410, `precondition_error` 412,\n`rate_limit_error` 429, `api_error` 500, `unavailable_error` 503); `code` is the machine-readable\nreason, one of the codes below. A 403 without a code means the key is blocked. Anything outside\nthe credential's scope is 404, never 403. `request_id` and `error.requestId` equal the\n`Request-Id` header; `doc_url` opens the code's entry below, on the reference the server serves\n(`<API base URL>/docs`, or the one it was started with: `--docs-url`).\n\n## Error codes\nEvery `code` the API answers, with its status and envelope `type`. `doc_url` links here.\n\n### invalid_json\n**400** · `invalid_request_error`\n\nThe body is not JSON: malformed, truncated, not UTF-8, compressed, or it holds a number beyond ±1.8e308 (which JSON cannot carry back). Fix the request; retrying it unchanged fails the same way.\n\n### json_too_deep\n**400** · `invalid_request_error`\n\nThe body nests arrays and objects deeper than 64 levels (the body itself is one). `param` names the top-level field. Nothing was written; flatten the value.\n\n### invalid_request\n**400** · `invalid_request_error`\n\nA field, query or path parameter breaks the contract: missing, of the wrong type, out of range, or unknown. `param` names the first one; `errors` lists every problem when there is more than one.\n\n### invalid_token\n**400** · `invalid_request_error`\n\nA lease token is missing or malformed: task-claim tokens (`token`, `X-Task-Claim`) are non-zero UUIDs, `Spooler-Lease` is 16–256 characters of `A–Z a–z 0–9 _ -`. A well-formed token that holds nothing is a 409 or 410 instead.\n\n### invalid_ttl\n**400** · `invalid_request_error`\n\nThe heartbeat `ttl` is not a number of seconds, a numeric string or a duration (`\"30s\"`, `\"5m\"`, ISO 8601 `\"PT30S\"`).\n\n### invalid_idempotency_key\n**400** · `invalid_request_error`\n\n`Idempotency-Key` is not 1–255 printable ASCII characters (or their quoted form `\"…\"`).\n\n### invalid_if_match\n**400** · `invalid_request_error`\n\n`If-Match` is not a list of quoted entity tags such as `\"task-42-v7\"`.\n\n### ambiguous_header\n**400** · `invalid_request_error`\n\nA header the API reads once — `Authorization`, or `Content-Type` on a request with a body — carries several values: it was sent more than once, or holds a comma. Nothing was authenticated or written; send the header exactly once.\n\n### missing_api_key\n**401** · `authentication_error`\n\nNo `Authorization: Bearer <api key>` header, or one that is not a Bearer credential.\n\n### invalid_api_key\n**401** · `authentication_error`\n\nThe API key is not one the server knows.\n\n### expired_api_key\n**401** · `authentication_error`\n\nThe API key has expired; use another key of the account.\n\n### account_suspended\n**402** · `payment_required_error`\n\nThe account the API key belongs to is suspended; nothing it owns can be used.\n\n### permission_denied\n**403** · `permission_error`\n\nThe API key lacks the permission the operation needs (each operation names its permission). Anything outside the key's scope is 404 instead, never 403.\n\n### plan_limit_exceeded\n**403** · `permission_error`\n\nA plan limit refuses the operation: at most 64 queues per spool, at most 1000 notes per task.\n\n### route_not_found\n**404** · `not_found_error`\n\nNo operation at this path (check the base URL's prefix and the `/v1`).\n\n### space_not_found\n**404** · `not_found_error`\n\nThe space is not one the API key may see.\n\n### claim_not_found\n**404** · `not_found_error`\n\nNobody holds the key (read), or no lease of the credential has that `claimId` (heartbeat).\n\n### task_not_found\n**404** · `not_found_error`\n\nNo task with that id in the account.\n\n### spool_not_found\n**404** · `not_found_error`\n\nNo spool of that name in the account.\n\n### queue_not_found\n**404** · `not_found_error`\n\nThe spool has no queue of that name.\n\n### message_not_found\n**404** · `not_found_error`\n\nThe spool holds no message with that handle.\n\n### method_not_allowed\n**405** · `invalid_request_error`\n\nThe path exists, but not for this method; the `Allow` header lists the methods it takes.\n\n### claim_held\n**409** · `conflict_error`\n\nThe key is held by another claimant. Acquire with `wait: true` to queue for it, or retry later; a retry with the same `Idempotency-Key` runs again (conflicts are not stored).\n\n### claim_queued\n**409** · `conflict_error`\n\nThe claim is still waiting in the key's queue; it cannot be renewed until it is granted.\n\n### claim_not_held\n**409** · `conflict_error`\n\nThe token does not hold this key or task (it never did, or the claim was released).\n\n### lease_expired\n**409** · `conflict_error`\n\nThe lease expired; the resource may already belong to someone else. Stop the work and acquire again.\n\n### scope_cancelled\n**409** · `conflict_error`\n\nThe run was cancelled; its claims are lost. Releasing with the token still answers 200.\n\n### task_claimed\n**409** · `conflict_error`\n\nAnother worker holds a live claim on the task.\n\n### task_completed\n**409** · `conflict_error`\n\nThe task is already `Done`; nothing about it can change.\n\n### claim_required\n**409** · `conflict_error`\n\nThe task is claimed; this write needs the live claim token in `X-Task-Claim`.\n\n### spool_exists\n**409** · `conflict_error`\n\nThe account already has a spool of that name.\n\n### idempotency_key_reused\n**409** · `conflict_error`\n\nThe `Idempotency-Key` was used for a different request (another method, path or body); use a new key.\n\n### idempotency_in_flight\n**409** · `conflict_error`\n\nA request with this `Idempotency-Key` is still running. The only 409 worth retrying (with the same key).\n\n### clock_not_manual\n**409** · `conflict_error`\n\nTest controls only. The server runs on the real clock; start it with `--clock manual` to advance time.\n\n### stale_token\n**410** · `gone_error`\n\nThe lease no longer settles anything: it expired, was already settled, its message was discarded, or it was granted before a primary change. Stop the work it guarded.\n\n### etag_mismatch\n**412** · `precondition_error`\n\nThe task changed since you read it; read it again and send its current `ETag` in `If-Match`.\n\n### body_too_large\n**413** · `invalid_request_error`\n\nThe request body is over 1 MiB.\n\n### unsupported_media_type\n**415** · `invalid_request_error`\n\nThe request has a body that is not `application/json`.\n\n### invalid_transition\n**422** · `invalid_request_error`\n\nThe change is not allowed from the task's status (a `Done` task never changes; `Done` is reached by complete, not by PATCH).\n\n### if_match_required\n**428** · `invalid_request_error`\n\nThe write needs the task's current `ETag` in `If-Match`.\n\n### rate_limited\n**429** · `rate_limit_error`\n\nThe API key exceeded its request rate. Wait for `Retry-After` seconds (whole, at least 1), then retry.\n\n### headers_too_large\n**431** · `invalid_request_error`\n\nThe request headers are over 16 KiB.\n\n### internal_error\n**500** · `api_error`\n\nThe server could not complete the request. Safe to retry with the same `Idempotency-Key`; nothing it answers as 5xx was stored.\n\n### service_unavailable\n**503** · `unavailable_error`\n\nThe service is momentarily unavailable. Retry after `Retry-After` with the same `Idempotency-Key`.\n\n\n## Idempotency\nMutating calls take an `Idempotency-Key` (required where an operation says so). It is kept per\ncredential for 24 hours with a fingerprint of method, path and body. As Stripe does, an answer\nis stored only if the operation **executed** — changed state, or made its decision on valid\ninput (a 2xx); a repeat of a stored key replays that first answer, token included, with\n`Idempotent-Replayed: true`. Nothing else is stored, so a retry with the same key runs again\nagainst the state it then finds:\n\n| first answer | stored? | a retry with the same key |\n| --- | --- | --- |\n| 2xx (the operation executed: acquired, queued, released, sent, received, completed, …) | yes, 24 h | replays it, `Idempotent-Replayed: true` |\n| 400, 413, 415 — validation failures (`invalid_request`, `invalid_json`, `json_too_deep`, …) | no | runs again |\n| 401, 402, 403 — authentication, suspension, permission | no | runs again |\n| 404 — not found in the credential's scope | no | runs again |\n| 409, 410, 412, 422, 428 — conflicts with the current state (`claim_held`, `task_claimed`, `stale_token`, `etag_mismatch`, `invalid_transition`, …) | no | runs again (so after the key is freed, or with a fresh `If-Match`, it can succeed) |\n| 429 — rate limited | no | runs again |\n| 5xx (including an injected fault) | no | runs again |\n\nThe same key with another fingerprint while a stored answer exists is 409\n`idempotency_key_reused`; a repeat while the first is still running is 409\n`idempotency_in_flight` — the only 409 worth retrying.\n\n## Rate limits\nLimits are per credential: 429 `rate_limited` with `Retry-After` in whole seconds (at least 1).\n",
     "license": {
       "name": "MIT",
       "identifier": "MIT"
@@ -56,7 +56,7 @@ export const openapiDocument: OpenApiDocument = {
       "post": {
         "operationId": "heartbeatClaims",
         "summary": "Heartbeat every lease you hold, in one request",
-        "description": "One round trip per cadence for a worker holding many leases, instead of one per lease.\nWithout `claimId` it touches every lease the credential holds, of every kind — narrowed to\none process's leases by `holderSession`; with `claimId`, just that lease. Each touched lease\ngets one ack:\n\n- a **held space claim** is *extended* to now + `ttl` (clamped to 5–600 seconds);\n- a **queued space claim** keeps its place and reports `position` (1 = next) and\n  `queueDepth`; a waiter that stops heartbeating leaves the queue when its `ttl` runs out.\n  When a queued claim reports `held`, it was granted: read the key to learn its fence;\n- a **task claim** is renewed for its fixed 15 minutes;\n- a **spool lease** is *reset* to its queue's current lease timeout (absent `expiresAt` when\n  the queue has no timeout);\n- a lease **lost** since the last report — expired, its run cancelled, its message discarded,\n  or granted before a primary change — comes back once as `lost`, for up to 10 minutes after\n  the loss. Stop the work it guarded.\n\n`details` (an object of at most 16 KiB) is stored on every touched lease as its latest\nprogress report and shown when the lease is read. The cost is linear in the leases of the\ncalling credential, nothing more. A `claimId` outside the credential is 404.\n\nKey permission: `coordination_write`.\n",
+        "description": "One round trip per cadence for a worker holding many leases, instead of one per lease.\nWithout `claimId` it touches every lease the credential holds, of every kind — narrowed to\none process's leases by `holderSession`; with `claimId`, just that lease. Each touched lease\ngets one ack:\n\n- a **held space claim** is *extended* to now + `ttl` (clamped to 5–600 seconds), and\n  never moved earlier: when now + `ttl` is before its current expiry (a `ttl` of `0`, or a\n  lease acquired with a longer `leaseSeconds`), the expiry stays and the ack reports it. Only\n  an explicit renew (`POST .../renew` with `leaseSeconds`) sets a shorter expiry;\n- a **queued space claim** keeps its place and reports `position` (1 = next) and\n  `queueDepth`; its wait is extended the same way (never shortened), and a waiter that stops\n  heartbeating leaves the queue when its wait runs out.\n  When a queued claim reports `held`, it was granted: read the key to learn its fence;\n- a **task claim** is renewed for its fixed 15 minutes;\n- a **spool lease** is *reset* to its queue's current lease timeout, as its renew is (absent\n  `expiresAt` when the queue has no timeout). This is where spool leases differ from space\n  claims: a reset can land earlier than the previous expiry after the queue's timeout was\n  lowered, and `ttl` plays no part in it;\n- a lease **lost** since the last report — expired, its run cancelled, its message discarded,\n  or granted before a primary change — comes back once as `lost`, for up to 10 minutes after\n  the loss. Stop the work it guarded.\n\n`details` (an object of at most 16 KiB) is stored on every touched lease as its latest\nprogress report and shown when the lease is read. The cost is linear in the leases of the\ncalling credential, nothing more. A `claimId` outside the credential is 404.\n\nKey permission: `coordination_write`.\n",
         "tags": [
           "Heartbeat"
         ],
@@ -192,7 +192,7 @@ export const openapiDocument: OpenApiDocument = {
       "get": {
         "operationId": "listSpaceClaims",
         "summary": "List held claims",
-        "description": "Read-only list of the claims currently held in a space, in key order, optionally only keys\nthat start with `prefix`. Pages hold up to `limit` rows; pass `nextCursor` back as `cursor`\nfor the next page until it is `null`. Waiters are not rows of their own: a held row reports\nhow many wait behind it in `queueDepth`. Tokens never appear here.\n\nKey permission: `coordination_read`.\n",
+        "description": "Read-only list of the claims currently held in a space, in key order (by Unicode code\npoint), optionally only keys that start with `prefix`. Pages hold up to `limit` rows; pass\n`nextCursor` back as `cursor` for the next page until it is `null`. The cursor is opaque and\nstands for the last key of its page: a walk lists every key held throughout it exactly once,\nnever skipping or repeating one, whatever is acquired or released between pages. Waiters are not rows of their own: a held row reports\nhow many wait behind it in `queueDepth`. Tokens never appear here.\n\nKey permission: `coordination_read`.\n",
         "tags": [
           "Space claims"
         ],
@@ -857,6 +857,94 @@ export const openapiDocument: OpenApiDocument = {
       }
     },
     "/v1/tasks": {
+      "get": {
+        "operationId": "listTasks",
+        "summary": "List tasks",
+        "description": "The account's tasks in id order (oldest first), optionally only those with one `status` —\nhow a worker finds work to claim (`?status=Todo`). Pages hold up to `limit` tasks; pass\n`nextCursor` back as `cursor` for the next page until it is `null`, as with claims. The cursor\nis opaque and stands for the last task of its page, so a walk lists every task that keeps its\nstatus throughout exactly once; a task whose status changes mid-walk may be missed by a\nfiltered walk (it left the filter) but is never listed twice. A page also ends early, after at\nleast one task, once it holds about 4 MiB, so a page of large tasks stays answerable. Each\ntask is as `GET /v1/tasks/{taskId}` shows it; read that task for its `ETag` before a write.\n\nKey permission: `tasks:read`.\n",
+        "tags": [
+          "Tasks"
+        ],
+        "x-permission": "tasks:read",
+        "security": [
+          {
+            "bearerAuth": [
+              "tasks:read"
+            ]
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/TaskStatusFilter"
+          },
+          {
+            "$ref": "#/components/parameters/Limit"
+          },
+          {
+            "$ref": "#/components/parameters/Cursor"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "One page of tasks in id order.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/TaskList"
+                },
+                "example": {
+                  "object": "list",
+                  "data": [
+                    {
+                      "object": "task",
+                      "id": 42,
+                      "title": "Rebuild the November report",
+                      "description": "Recompute totals from the ledger and publish the PDF.",
+                      "status": "Todo",
+                      "version": 1,
+                      "claim": null,
+                      "notes": [],
+                      "result": null,
+                      "createdUtc": "2026-11-29T14:58:00Z",
+                      "updatedUtc": "2026-11-29T14:58:00Z",
+                      "completedUtc": null
+                    }
+                  ],
+                  "nextCursor": null
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "402": {
+            "$ref": "#/components/responses/PaymentRequired"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          },
+          "default": {
+            "$ref": "#/components/responses/Default"
+          }
+        }
+      },
       "post": {
         "operationId": "createTask",
         "summary": "Create a task",
@@ -1197,7 +1285,7 @@ export const openapiDocument: OpenApiDocument = {
       "post": {
         "operationId": "addTaskNote",
         "summary": "Append a note to a task",
-        "description": "Report notes and factual effort on the task. Needs the current `If-Match` and an\n`Idempotency-Key` (persist it with the exact note body, and reuse it if the outcome is\nuncertain); while the task is claimed, also the live token in `X-Task-Claim`. A successful\nnote changes the ETag: re-read the task, or use the returned `ETag`, before the next write.\n\nKey permission: `tasks:update`.\n",
+        "description": "Report notes and factual effort on the task. Needs the current `If-Match` and an\n`Idempotency-Key` (persist it with the exact note body, and reuse it if the outcome is\nuncertain); while the task is claimed, also the live token in `X-Task-Claim`. A successful\nnote changes the ETag: re-read the task, or use the returned `ETag`, before the next write.\nA task keeps at most 1000 notes (a further one is 403 `plan_limit_exceeded`; a complete's\nclosing note is always kept), so reading a task never becomes an answer too large to send.\n\nKey permission: `tasks:update`.\n",
         "tags": [
           "Tasks"
         ],
@@ -3199,7 +3287,7 @@ export const openapiDocument: OpenApiDocument = {
         "name": "Idempotency-Key",
         "in": "header",
         "required": true,
-        "description": "A unique key for this logical operation, 1–255 printable ASCII characters (the quoted\nstructured-field form `\"key\"` of the IETF draft is accepted too). Kept per credential for\n24 hours with a fingerprint of method, path and body: a repeat replays the first answer —\nsuccess or error — with `Idempotent-Replayed: true`; the same key with another request is 409\n`idempotency_key_reused`; a repeat while the first is still running is 409\n`idempotency_in_flight`. Persist it before sending and reuse it on every retry.\n",
+        "description": "A unique key for this logical operation, 1–255 printable ASCII characters (the quoted\nstructured-field form `\"key\"` of the IETF draft is accepted too). Kept per credential for\n24 hours with a fingerprint of method, path and body: a repeat replays the first answer with\n`Idempotent-Replayed: true` when that answer was a 2xx (the operation executed); errors —\nvalidation, auth, 404, conflicts with the current state, 5xx — are not stored, so a retry\nwith the same key runs again (see *Idempotency*); the same key with another request is 409\n`idempotency_key_reused`; a repeat while the first is still running is 409\n`idempotency_in_flight`. Persist it before sending and reuse it on every retry.\n",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -3227,6 +3315,16 @@ export const openapiDocument: OpenApiDocument = {
           "format": "uuid"
         },
         "example": "0b7e4c6a-1f2d-4e3b-8a9c-5d6e7f8a9b0c"
+      },
+      "TaskStatusFilter": {
+        "name": "status",
+        "in": "query",
+        "required": false,
+        "description": "Only tasks with this status.",
+        "schema": {
+          "$ref": "#/components/schemas/TaskStatus"
+        },
+        "example": "Todo"
       },
       "TaskId": {
         "name": "taskId",
@@ -3364,7 +3462,7 @@ export const openapiDocument: OpenApiDocument = {
       },
       "Details": {
         "type": "object",
-        "description": "The holder's latest progress report, as sent with the last heartbeat that touched the lease\n(an object of at most 16 KiB when serialized). `null` until one is sent.\n",
+        "description": "The holder's latest progress report, as sent with the last heartbeat that touched the lease\n(an object of at most 16 KiB when serialized, nested at most 63 levels deep). `null` until\none is sent.\n",
         "additionalProperties": true,
         "example": {
           "processed": 1200,
@@ -3402,7 +3500,7 @@ export const openapiDocument: OpenApiDocument = {
       },
       "ErrorType": {
         "type": "string",
-        "description": "The broad class of an error; each type belongs to one HTTP status family.\n`invalid_request_error` covers 400, 413, 415, 422 and 428.\n",
+        "description": "The broad class of an error; each type belongs to one HTTP status family.\n`invalid_request_error` covers 400, 405, 413, 415, 422, 428 and 431. The status → type table\n(`x-type-by-status`) is what the reference server answers with, generated from here.\n",
         "enum": [
           "invalid_request_error",
           "authentication_error",
@@ -3416,7 +3514,256 @@ export const openapiDocument: OpenApiDocument = {
           "api_error",
           "unavailable_error"
         ],
+        "x-type-by-status": {
+          "400": "invalid_request_error",
+          "401": "authentication_error",
+          "402": "payment_required_error",
+          "403": "permission_error",
+          "404": "not_found_error",
+          "405": "invalid_request_error",
+          "409": "conflict_error",
+          "410": "gone_error",
+          "412": "precondition_error",
+          "413": "invalid_request_error",
+          "415": "invalid_request_error",
+          "422": "invalid_request_error",
+          "428": "invalid_request_error",
+          "429": "rate_limit_error",
+          "431": "invalid_request_error",
+          "500": "api_error",
+          "503": "unavailable_error"
+        },
         "example": "conflict_error"
+      },
+      "ErrorCode": {
+        "type": "string",
+        "title": "ErrorCode",
+        "description": "The machine-readable reason of an error: switch on it, not on `message`. Every code, its\nstatus and what to do about it is in the API reference's *Error codes* catalogue, which is\ngenerated from this schema's `x-error-catalogue`, as are the reference server's code → status\ntable and the anchors `doc_url` links to (`<docs>#section/<code>`). A 403 without a code means\nthe API key is blocked.\n",
+        "enum": [
+          "invalid_json",
+          "json_too_deep",
+          "invalid_request",
+          "invalid_token",
+          "invalid_ttl",
+          "invalid_idempotency_key",
+          "invalid_if_match",
+          "ambiguous_header",
+          "missing_api_key",
+          "invalid_api_key",
+          "expired_api_key",
+          "account_suspended",
+          "permission_denied",
+          "plan_limit_exceeded",
+          "route_not_found",
+          "space_not_found",
+          "claim_not_found",
+          "task_not_found",
+          "spool_not_found",
+          "queue_not_found",
+          "message_not_found",
+          "method_not_allowed",
+          "claim_held",
+          "claim_queued",
+          "claim_not_held",
+          "lease_expired",
+          "scope_cancelled",
+          "task_claimed",
+          "task_completed",
+          "claim_required",
+          "spool_exists",
+          "idempotency_key_reused",
+          "idempotency_in_flight",
+          "clock_not_manual",
+          "stale_token",
+          "etag_mismatch",
+          "body_too_large",
+          "unsupported_media_type",
+          "invalid_transition",
+          "if_match_required",
+          "headers_too_large",
+          "rate_limited",
+          "internal_error",
+          "service_unavailable"
+        ],
+        "x-error-catalogue": {
+          "invalid_json": {
+            "status": 400,
+            "description": "The body is not JSON: malformed, truncated, not UTF-8, compressed, or it holds a number\nbeyond ±1.8e308 (which JSON cannot carry back). Fix the request; retrying it unchanged\nfails the same way.\n"
+          },
+          "json_too_deep": {
+            "status": 400,
+            "description": "The body nests arrays and objects deeper than 64 levels (the body itself is one).\n`param` names the top-level field. Nothing was written; flatten the value.\n"
+          },
+          "invalid_request": {
+            "status": 400,
+            "description": "A field, query or path parameter breaks the contract: missing, of the wrong type, out of\nrange, or unknown. `param` names the first one; `errors` lists every problem when there\nis more than one.\n"
+          },
+          "invalid_token": {
+            "status": 400,
+            "description": "A lease token is missing or malformed: task-claim tokens (`token`, `X-Task-Claim`) are\nnon-zero UUIDs, `Spooler-Lease` is 16–256 characters of `A–Z a–z 0–9 _ -`. A well-formed\ntoken that holds nothing is a 409 or 410 instead.\n"
+          },
+          "invalid_ttl": {
+            "status": 400,
+            "description": "The heartbeat `ttl` is not a number of seconds, a numeric string or a duration (`\"30s\"`,\n`\"5m\"`, ISO 8601 `\"PT30S\"`).\n"
+          },
+          "invalid_idempotency_key": {
+            "status": 400,
+            "description": "`Idempotency-Key` is not 1–255 printable ASCII characters (or their quoted form `\"…\"`).\n"
+          },
+          "invalid_if_match": {
+            "status": 400,
+            "description": "`If-Match` is not a list of quoted entity tags such as `\"task-42-v7\"`.\n"
+          },
+          "ambiguous_header": {
+            "status": 400,
+            "description": "A header the API reads once — `Authorization`, or `Content-Type` on a request with a\nbody — carries several values: it was sent more than once, or holds a comma. Nothing\nwas authenticated or written; send the header exactly once.\n"
+          },
+          "missing_api_key": {
+            "status": 401,
+            "description": "No `Authorization: Bearer <api key>` header, or one that is not a Bearer credential.\n"
+          },
+          "invalid_api_key": {
+            "status": 401,
+            "description": "The API key is not one the server knows."
+          },
+          "expired_api_key": {
+            "status": 401,
+            "description": "The API key has expired; use another key of the account."
+          },
+          "account_suspended": {
+            "status": 402,
+            "description": "The account the API key belongs to is suspended; nothing it owns can be used."
+          },
+          "permission_denied": {
+            "status": 403,
+            "description": "The API key lacks the permission the operation needs (each operation names its\npermission). Anything outside the key's scope is 404 instead, never 403.\n"
+          },
+          "plan_limit_exceeded": {
+            "status": 403,
+            "description": "A plan limit refuses the operation: at most 64 queues per spool, at most 1000 notes per\ntask.\n"
+          },
+          "route_not_found": {
+            "status": 404,
+            "description": "No operation at this path (check the base URL's prefix and the `/v1`)."
+          },
+          "space_not_found": {
+            "status": 404,
+            "description": "The space is not one the API key may see."
+          },
+          "claim_not_found": {
+            "status": 404,
+            "description": "Nobody holds the key (read), or no lease of the credential has that `claimId` (heartbeat)."
+          },
+          "task_not_found": {
+            "status": 404,
+            "description": "No task with that id in the account."
+          },
+          "spool_not_found": {
+            "status": 404,
+            "description": "No spool of that name in the account."
+          },
+          "queue_not_found": {
+            "status": 404,
+            "description": "The spool has no queue of that name."
+          },
+          "message_not_found": {
+            "status": 404,
+            "description": "The spool holds no message with that handle."
+          },
+          "method_not_allowed": {
+            "status": 405,
+            "description": "The path exists, but not for this method; the `Allow` header lists the methods it takes."
+          },
+          "claim_held": {
+            "status": 409,
+            "description": "The key is held by another claimant. Acquire with `wait: true` to queue for it, or retry\nlater; a retry with the same `Idempotency-Key` runs again (conflicts are not stored).\n"
+          },
+          "claim_queued": {
+            "status": 409,
+            "description": "The claim is still waiting in the key's queue; it cannot be renewed until it is granted."
+          },
+          "claim_not_held": {
+            "status": 409,
+            "description": "The token does not hold this key or task (it never did, or the claim was released)."
+          },
+          "lease_expired": {
+            "status": 409,
+            "description": "The lease expired; the resource may already belong to someone else. Stop the work and acquire again."
+          },
+          "scope_cancelled": {
+            "status": 409,
+            "description": "The run was cancelled; its claims are lost. Releasing with the token still answers 200."
+          },
+          "task_claimed": {
+            "status": 409,
+            "description": "Another worker holds a live claim on the task."
+          },
+          "task_completed": {
+            "status": 409,
+            "description": "The task is already `Done`; nothing about it can change."
+          },
+          "claim_required": {
+            "status": 409,
+            "description": "The task is claimed; this write needs the live claim token in `X-Task-Claim`."
+          },
+          "spool_exists": {
+            "status": 409,
+            "description": "The account already has a spool of that name."
+          },
+          "idempotency_key_reused": {
+            "status": 409,
+            "description": "The `Idempotency-Key` was used for a different request (another method, path or body); use a new key."
+          },
+          "idempotency_in_flight": {
+            "status": 409,
+            "description": "A request with this `Idempotency-Key` is still running. The only 409 worth retrying (with the same key)."
+          },
+          "clock_not_manual": {
+            "status": 409,
+            "description": "Test controls only. The server runs on the real clock; start it with `--clock manual` to advance time."
+          },
+          "stale_token": {
+            "status": 410,
+            "description": "The lease no longer settles anything: it expired, was already settled, its message was\ndiscarded, or it was granted before a primary change. Stop the work it guarded.\n"
+          },
+          "etag_mismatch": {
+            "status": 412,
+            "description": "The task changed since you read it; read it again and send its current `ETag` in `If-Match`."
+          },
+          "body_too_large": {
+            "status": 413,
+            "description": "The request body is over 1 MiB."
+          },
+          "unsupported_media_type": {
+            "status": 415,
+            "description": "The request has a body that is not `application/json`."
+          },
+          "invalid_transition": {
+            "status": 422,
+            "description": "The change is not allowed from the task's status (a `Done` task never changes; `Done` is reached by complete, not by PATCH)."
+          },
+          "if_match_required": {
+            "status": 428,
+            "description": "The write needs the task's current `ETag` in `If-Match`."
+          },
+          "headers_too_large": {
+            "status": 431,
+            "description": "The request headers are over 16 KiB."
+          },
+          "rate_limited": {
+            "status": 429,
+            "description": "The API key exceeded its request rate. Wait for `Retry-After` seconds (whole, at least 1), then retry."
+          },
+          "internal_error": {
+            "status": 500,
+            "description": "The server could not complete the request. Safe to retry with the same `Idempotency-Key`; nothing it answers as 5xx was stored."
+          },
+          "service_unavailable": {
+            "status": 503,
+            "description": "The service is momentarily unavailable. Retry after `Retry-After` with the same `Idempotency-Key`."
+          }
+        },
+        "example": "claim_held"
       },
       "ErrorDetail": {
         "type": "object",
@@ -3445,35 +3792,34 @@ export const openapiDocument: OpenApiDocument = {
       "ErrorEnvelope": {
         "type": "object",
         "title": "ErrorEnvelope",
-        "description": "The canonical error body. Every 4xx and 5xx answer of the Leasehold API carries exactly this\nshape. `code` is the machine-readable reason (older spool documentation calls it the *kind*);\nswitch on `code`, not on `message`. `request_id` equals the `Request-Id` response header.\nA wait is never repeated in the body: read `Retry-After`.\n",
+        "description": "The error body. Every 4xx and 5xx answer of the Leasehold API carries this one shape, a\nsuperset that serves a reader of any of the four seed pages at once:\n\n- the canonical members `type`, `code`, `param`, `message`, `doc_url`, `request_id`,\n  `errors` (the heartbeat page's envelope);\n- `kind`, equal to `code` (the spool page calls the reason its *kind*);\n- `error: { code, message, requestId }` (the space-claims page's shape), the same values\n  again.\n\n`code` (and so `kind` and `error.code`) is absent only on a 403 for a blocked API key.\nSwitch on `code`, not on `message`. `request_id` and `error.requestId` equal the `Request-Id`\nresponse header. `doc_url` links to the code's entry in the API reference's *Error codes*\ncatalogue. A wait is never repeated in the body: read `Retry-After`.\n",
         "required": [
           "type",
-          "message"
+          "message",
+          "error"
         ],
         "properties": {
           "type": {
             "$ref": "#/components/schemas/ErrorType"
           },
           "code": {
-            "type": "string",
-            "description": "Machine-readable reason. Codes used by this API: `invalid_json`, `invalid_request`,\n`invalid_token`, `invalid_ttl`, `invalid_idempotency_key`, `invalid_if_match`,\n`body_too_large`, `unsupported_media_type`, `invalid_transition`, `missing_api_key`,\n`invalid_api_key`, `expired_api_key`, `account_suspended`, `permission_denied`,\n`plan_limit_exceeded`, `route_not_found`, `space_not_found`, `claim_not_found`,\n`task_not_found`, `spool_not_found`, `queue_not_found`, `message_not_found`, `claim_held`,\n`claim_queued`, `claim_not_held`, `lease_expired`, `scope_cancelled`, `task_claimed`,\n`task_completed`, `claim_required`, `spool_exists`, `idempotency_key_reused`,\n`idempotency_in_flight`, `stale_token`, `etag_mismatch`, `if_match_required`,\n`rate_limited`, `internal_error`, `service_unavailable`, `method_not_allowed` (405), `headers_too_large` (431, request headers over 16 KiB), and\n`clock_not_manual` (test controls only). A 403 without a code means the\nAPI key is blocked.\n",
-            "example": "claim_held"
+            "$ref": "#/components/schemas/ErrorCode"
           },
           "param": {
             "type": "string",
-            "description": "The parameter or body field the error is about, when there is one.",
+            "description": "The parameter, header or top-level body field the error is about, when there is one.",
             "example": "key"
           },
           "message": {
             "type": "string",
             "description": "Human-readable explanation. Never contains API keys or lease tokens.",
-            "example": "The key \"reports/2026-11\" is held by another claimant."
+            "example": "The key is held by another claimant."
           },
           "doc_url": {
             "type": "string",
             "format": "uri",
-            "description": "A page that explains this error code.",
-            "example": "https://docs.leasehold.example/errors#claim_held"
+            "description": "The code's entry in the API reference: `<docs>#section/<code>`, where `<docs>` is the\nreference the server serves (`<API base URL>/docs`) unless it was started with another\n(`--docs-url`, for a hosted deployment). Present whenever `code` is.\n",
+            "example": "http://127.0.0.1:4010/docs#section/claim_held"
           },
           "request_id": {
             "type": "string",
@@ -3482,9 +3828,36 @@ export const openapiDocument: OpenApiDocument = {
           },
           "errors": {
             "type": "array",
-            "description": "Every problem found, when there was more than one.",
+            "description": "Every problem found, present only when there was more than one (the first is also\n`code`/`param`/`message`).\n",
+            "minItems": 2,
             "items": {
               "$ref": "#/components/schemas/ErrorDetail"
+            }
+          },
+          "kind": {
+            "$ref": "#/components/schemas/ErrorCode"
+          },
+          "error": {
+            "type": "object",
+            "description": "The space-claims page's envelope, carrying the same `code`, `message` and request id again.",
+            "required": [
+              "message",
+              "requestId"
+            ],
+            "properties": {
+              "code": {
+                "$ref": "#/components/schemas/ErrorCode"
+              },
+              "message": {
+                "type": "string",
+                "description": "The same as the top-level `message`.",
+                "example": "The key is held by another claimant."
+              },
+              "requestId": {
+                "type": "string",
+                "description": "The same as `request_id` and the `Request-Id` header.",
+                "example": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              }
             }
           }
         }
@@ -3566,16 +3939,17 @@ export const openapiDocument: OpenApiDocument = {
       },
       "ClaimKey": {
         "type": "string",
-        "description": "A named key inside a space, 1–512 characters. Keys may contain `/`; in paths they are\npercent-encoded (`reports/2026-11` becomes `reports%2F2026-11`).\n",
+        "description": "A named key inside a space, 1–512 characters (Unicode code points). Keys may contain `/`; in\npaths they are percent-encoded (`reports/2026-11` becomes `reports%2F2026-11`).\n\nEvery key acquire accepts can be addressed afterwards, so acquire refuses (400, `param: key`)\nthe two it could not: `.` and `..`, which URL parsers resolve away as path segments (even\npercent-encoded as `%2E`), and a key holding a lone surrogate (not well-formed Unicode: it has\nno UTF-8 form, so no percent-encoding). Any other string — spaces, `%`, `?`, `#`, `\\`,\ncontrol characters, `...`, `./a`, characters beyond U+FFFF — arrives intact when the path\nsegment is percent-encoded with UTF-8 (`encodeURIComponent`).\n\nKeys sort by Unicode code point (the order of their UTF-8 bytes, PostgreSQL's\n`COLLATE \"C\"`).\n",
         "minLength": 1,
         "maxLength": 512,
+        "pattern": "^(?!\\.{1,2}$)",
         "example": "reports/2026-11"
       },
       "Fence": {
         "type": "integer",
         "minimum": 1,
         "maximum": 9007199254740991,
-        "description": "The fencing token of a grant. It strictly increases each time the guarded resource is granted\nto anyone, so the resource you protect can reject a write that carries a smaller fence than\none it has already accepted: that write comes from a holder whose lease was lost.\n",
+        "description": "The fencing token of a grant. It strictly increases each time the guarded resource is granted\nto anyone, so the resource you protect can reject a write that carries a smaller fence than\none it has already accepted: that write comes from a holder whose lease was lost.\nFences are drawn from one sequence per account (starting at 1), shared by every space\nclaim, task claim and spool lease of that account: they reveal nothing about other\naccounts' activity, and compare only between grants of the same account's resources.\n",
         "example": 42
       },
       "LeaseSeconds": {
@@ -3587,7 +3961,7 @@ export const openapiDocument: OpenApiDocument = {
         "example": 30
       },
       "Observation": {
-        "description": "Any JSON value the releasing holder wants to leave on the released row (for example what it found or how far it got).",
+        "description": "Any JSON value the releasing holder wants to leave on the released row (for example what it found or how far it got), nested at most 63 levels deep (deeper is 400 `json_too_deep`, and nothing is released).",
         "example": {
           "outcome": "rebuilt",
           "rows": 5000
@@ -3958,35 +4332,6 @@ export const openapiDocument: OpenApiDocument = {
           }
         }
       },
-      "CreateTaskRequest": {
-        "type": "object",
-        "title": "CreateTaskRequest",
-        "required": [
-          "title"
-        ],
-        "additionalProperties": false,
-        "properties": {
-          "title": {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": 500,
-            "example": "Rebuild the November report"
-          },
-          "description": {
-            "type": "string",
-            "maxLength": 20000,
-            "default": "",
-            "example": "Recompute totals from the ledger and publish the PDF."
-          }
-        }
-      },
-      "TaskId": {
-        "type": "integer",
-        "minimum": 1,
-        "maximum": 9007199254740991,
-        "description": "A task's id, a positive integer.",
-        "example": 42
-      },
       "TaskStatus": {
         "type": "string",
         "description": "Where the task stands. Claiming does not change it: a worker that starts work sets\n`InProgress` itself. `Done` is final.\n",
@@ -3998,10 +4343,17 @@ export const openapiDocument: OpenApiDocument = {
         ],
         "example": "InProgress"
       },
+      "TaskId": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 9007199254740991,
+        "description": "A task's id, a positive integer.",
+        "example": 42
+      },
       "UtcTimestamp": {
         "type": "string",
         "format": "date-time",
-        "description": "A point in time in RFC 3339, always in UTC (`Z`).",
+        "description": "A point in time in RFC 3339, always in UTC (`Z`) and in whole seconds, as the task page shows\nthem (`2026-10-19T09:15:00Z`; never fractional). Expiries (`expiresUtc`,\n`Spooler-Lease-Expires-At`) are rounded down, so they are never later than the instant the\nserver judges the lease by (which is kept to the millisecond); schedule renewals from the\ngranted duration (`leaseSeconds`) on your own monotonic clock rather than from a wall-clock\ntimestamp.\n",
         "example": "2026-11-29T15:15:00Z"
       },
       "TaskClaimSummary": {
@@ -4175,6 +4527,62 @@ export const openapiDocument: OpenApiDocument = {
           }
         }
       },
+      "TaskList": {
+        "type": "object",
+        "title": "TaskList",
+        "description": "One page of tasks in id order.",
+        "required": [
+          "object",
+          "data",
+          "nextCursor"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "list"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Task"
+            }
+          },
+          "nextCursor": {
+            "description": "Pass as `cursor` to get the next page; `null` on the last page.",
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "example": null
+          }
+        }
+      },
+      "CreateTaskRequest": {
+        "type": "object",
+        "title": "CreateTaskRequest",
+        "required": [
+          "title"
+        ],
+        "additionalProperties": false,
+        "properties": {
+          "title": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 500,
+            "example": "Rebuild the November report"
+          },
+          "description": {
+            "type": "string",
+            "maxLength": 20000,
+            "default": "",
+            "example": "Recompute totals from the ledger and publish the PDF."
+          }
+        }
+      },
       "TaskToken": {
         "type": "string",
         "format": "uuid",
@@ -4329,7 +4737,7 @@ export const openapiDocument: OpenApiDocument = {
         "additionalProperties": false,
         "properties": {
           "result": {
-            "description": "Any JSON value recording the outcome, kept on the task.",
+            "description": "Any JSON value recording the outcome, kept on the task; nested at most 63 levels deep (deeper is 400 `json_too_deep`).",
             "example": {
               "pdf": "reports/2026-11.pdf"
             }
@@ -4465,7 +4873,7 @@ export const openapiDocument: OpenApiDocument = {
         "additionalProperties": false,
         "properties": {
           "body": {
-            "description": "Any JSON value, the message payload.",
+            "description": "Any JSON value, the message payload, nested at most 63 levels deep (the body's limit of 64 levels counts the body itself; deeper is 400 `json_too_deep`).",
             "example": {
               "invoiceId": "inv_1042"
             }
@@ -4887,14 +5295,20 @@ export const openapiDocument: OpenApiDocument = {
               "type": "api_error",
               "code": "internal_error",
               "message": "Unexpected error.",
-              "doc_url": "https://docs.leasehold.example/errors#internal_error",
-              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              "doc_url": "http://127.0.0.1:4010/docs#section/internal_error",
+              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+              "kind": "internal_error",
+              "error": {
+                "code": "internal_error",
+                "message": "Unexpected error.",
+                "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              }
             }
           }
         }
       },
       "BadRequest": {
-        "description": "The request is malformed — bad JSON, a missing or invalid field, header or path parameter. `param` names the offending input; `errors` lists every problem.",
+        "description": "The request is malformed — bad JSON, a missing or invalid field, header or path parameter. `param` names the offending input; `errors` lists every problem when there is more than one.",
         "headers": {
           "Request-Id": {
             "$ref": "#/components/headers/RequestId"
@@ -4910,8 +5324,14 @@ export const openapiDocument: OpenApiDocument = {
               "code": "invalid_request",
               "param": "leaseSeconds",
               "message": "leaseSeconds must be at most 600.",
-              "doc_url": "https://docs.leasehold.example/errors#invalid_request",
-              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              "doc_url": "http://127.0.0.1:4010/docs#section/invalid_request",
+              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+              "kind": "invalid_request",
+              "error": {
+                "code": "invalid_request",
+                "message": "leaseSeconds must be at most 600.",
+                "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              }
             }
           }
         }
@@ -4932,8 +5352,14 @@ export const openapiDocument: OpenApiDocument = {
               "type": "authentication_error",
               "code": "invalid_api_key",
               "message": "The API key is not recognized.",
-              "doc_url": "https://docs.leasehold.example/errors#invalid_api_key",
-              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              "doc_url": "http://127.0.0.1:4010/docs#section/invalid_api_key",
+              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+              "kind": "invalid_api_key",
+              "error": {
+                "code": "invalid_api_key",
+                "message": "The API key is not recognized.",
+                "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              }
             }
           }
         }
@@ -4954,8 +5380,14 @@ export const openapiDocument: OpenApiDocument = {
               "type": "payment_required_error",
               "code": "account_suspended",
               "message": "The account is suspended.",
-              "doc_url": "https://docs.leasehold.example/errors#account_suspended",
-              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              "doc_url": "http://127.0.0.1:4010/docs#section/account_suspended",
+              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+              "kind": "account_suspended",
+              "error": {
+                "code": "account_suspended",
+                "message": "The account is suspended.",
+                "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              }
             }
           }
         }
@@ -4976,8 +5408,14 @@ export const openapiDocument: OpenApiDocument = {
               "type": "permission_error",
               "code": "permission_denied",
               "message": "This API key lacks the coordination_write permission.",
-              "doc_url": "https://docs.leasehold.example/errors#permission_denied",
-              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              "doc_url": "http://127.0.0.1:4010/docs#section/permission_denied",
+              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+              "kind": "permission_denied",
+              "error": {
+                "code": "permission_denied",
+                "message": "This API key lacks the coordination_write permission.",
+                "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              }
             }
           }
         }
@@ -4998,8 +5436,14 @@ export const openapiDocument: OpenApiDocument = {
               "type": "not_found_error",
               "code": "space_not_found",
               "message": "No such space.",
-              "doc_url": "https://docs.leasehold.example/errors#space_not_found",
-              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              "doc_url": "http://127.0.0.1:4010/docs#section/space_not_found",
+              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+              "kind": "space_not_found",
+              "error": {
+                "code": "space_not_found",
+                "message": "No such space.",
+                "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              }
             }
           }
         }
@@ -5020,8 +5464,14 @@ export const openapiDocument: OpenApiDocument = {
               "type": "conflict_error",
               "code": "claim_held",
               "message": "The key is held by another claimant.",
-              "doc_url": "https://docs.leasehold.example/errors#claim_held",
-              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              "doc_url": "http://127.0.0.1:4010/docs#section/claim_held",
+              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+              "kind": "claim_held",
+              "error": {
+                "code": "claim_held",
+                "message": "The key is held by another claimant.",
+                "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              }
             }
           }
         }
@@ -5042,8 +5492,14 @@ export const openapiDocument: OpenApiDocument = {
               "type": "invalid_request_error",
               "code": "body_too_large",
               "message": "The request body exceeds 1 MiB.",
-              "doc_url": "https://docs.leasehold.example/errors#body_too_large",
-              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              "doc_url": "http://127.0.0.1:4010/docs#section/body_too_large",
+              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+              "kind": "body_too_large",
+              "error": {
+                "code": "body_too_large",
+                "message": "The request body exceeds 1 MiB.",
+                "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              }
             }
           }
         }
@@ -5065,8 +5521,14 @@ export const openapiDocument: OpenApiDocument = {
               "code": "unsupported_media_type",
               "param": "Content-Type",
               "message": "Send the body as application/json.",
-              "doc_url": "https://docs.leasehold.example/errors#unsupported_media_type",
-              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              "doc_url": "http://127.0.0.1:4010/docs#section/unsupported_media_type",
+              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+              "kind": "unsupported_media_type",
+              "error": {
+                "code": "unsupported_media_type",
+                "message": "Send the body as application/json.",
+                "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              }
             }
           }
         }
@@ -5090,8 +5552,14 @@ export const openapiDocument: OpenApiDocument = {
               "type": "rate_limit_error",
               "code": "rate_limited",
               "message": "Too many requests for this API key.",
-              "doc_url": "https://docs.leasehold.example/errors#rate_limited",
-              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              "doc_url": "http://127.0.0.1:4010/docs#section/rate_limited",
+              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+              "kind": "rate_limited",
+              "error": {
+                "code": "rate_limited",
+                "message": "Too many requests for this API key.",
+                "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              }
             }
           }
         }
@@ -5112,8 +5580,14 @@ export const openapiDocument: OpenApiDocument = {
               "type": "api_error",
               "code": "internal_error",
               "message": "The server could not complete the request.",
-              "doc_url": "https://docs.leasehold.example/errors#internal_error",
-              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              "doc_url": "http://127.0.0.1:4010/docs#section/internal_error",
+              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+              "kind": "internal_error",
+              "error": {
+                "code": "internal_error",
+                "message": "The server could not complete the request.",
+                "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              }
             }
           }
         }
@@ -5137,8 +5611,14 @@ export const openapiDocument: OpenApiDocument = {
               "type": "unavailable_error",
               "code": "service_unavailable",
               "message": "The service is momentarily unavailable.",
-              "doc_url": "https://docs.leasehold.example/errors#service_unavailable",
-              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              "doc_url": "http://127.0.0.1:4010/docs#section/service_unavailable",
+              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+              "kind": "service_unavailable",
+              "error": {
+                "code": "service_unavailable",
+                "message": "The service is momentarily unavailable.",
+                "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              }
             }
           }
         }
@@ -5160,8 +5640,14 @@ export const openapiDocument: OpenApiDocument = {
               "code": "etag_mismatch",
               "param": "If-Match",
               "message": "If-Match does not match the current ETag \"task-42-v8\".",
-              "doc_url": "https://docs.leasehold.example/errors#etag_mismatch",
-              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              "doc_url": "http://127.0.0.1:4010/docs#section/etag_mismatch",
+              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+              "kind": "etag_mismatch",
+              "error": {
+                "code": "etag_mismatch",
+                "message": "If-Match does not match the current ETag \"task-42-v8\".",
+                "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              }
             }
           }
         }
@@ -5183,8 +5669,14 @@ export const openapiDocument: OpenApiDocument = {
               "code": "invalid_transition",
               "param": "status",
               "message": "A Done task cannot change status.",
-              "doc_url": "https://docs.leasehold.example/errors#invalid_transition",
-              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              "doc_url": "http://127.0.0.1:4010/docs#section/invalid_transition",
+              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+              "kind": "invalid_transition",
+              "error": {
+                "code": "invalid_transition",
+                "message": "A Done task cannot change status.",
+                "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              }
             }
           }
         }
@@ -5206,8 +5698,14 @@ export const openapiDocument: OpenApiDocument = {
               "code": "if_match_required",
               "param": "If-Match",
               "message": "Send the current ETag in If-Match.",
-              "doc_url": "https://docs.leasehold.example/errors#if_match_required",
-              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              "doc_url": "http://127.0.0.1:4010/docs#section/if_match_required",
+              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+              "kind": "if_match_required",
+              "error": {
+                "code": "if_match_required",
+                "message": "Send the current ETag in If-Match.",
+                "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              }
             }
           }
         }
@@ -5228,8 +5726,14 @@ export const openapiDocument: OpenApiDocument = {
               "type": "gone_error",
               "code": "stale_token",
               "message": "The lease no longer settles anything.",
-              "doc_url": "https://docs.leasehold.example/errors#stale_token",
-              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              "doc_url": "http://127.0.0.1:4010/docs#section/stale_token",
+              "request_id": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9",
+              "kind": "stale_token",
+              "error": {
+                "code": "stale_token",
+                "message": "The lease no longer settles anything.",
+                "requestId": "req_01JDQ7S9X4M2Q8W3E5R6T7Y8U9"
+              }
             }
           }
         }

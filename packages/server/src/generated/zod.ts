@@ -21,7 +21,8 @@ export const zTtl = z.union([
 
 /**
  * The holder's latest progress report, as sent with the last heartbeat that touched the lease
- * (an object of at most 16 KiB when serialized). `null` until one is sent.
+ * (an object of at most 16 KiB when serialized, nested at most 63 levels deep). `null` until
+ * one is sent.
  *
  */
 export const zDetails = z.record(z.string(), z.unknown());
@@ -38,7 +39,8 @@ export const zHeartbeatRequest = z.object({
 
 /**
  * The broad class of an error; each type belongs to one HTTP status family.
- * `invalid_request_error` covers 400, 413, 415, 422 and 428.
+ * `invalid_request_error` covers 400, 405, 413, 415, 422, 428 and 431. The status → type table
+ * (`x-type-by-status`) is what the reference server answers with, generated from here.
  *
  */
 export const zErrorType = z.enum([
@@ -56,6 +58,63 @@ export const zErrorType = z.enum([
 ]);
 
 /**
+ * ErrorCode
+ *
+ * The machine-readable reason of an error: switch on it, not on `message`. Every code, its
+ * status and what to do about it is in the API reference's *Error codes* catalogue, which is
+ * generated from this schema's `x-error-catalogue`, as are the reference server's code → status
+ * table and the anchors `doc_url` links to (`<docs>#section/<code>`). A 403 without a code means
+ * the API key is blocked.
+ *
+ */
+export const zErrorCode = z.enum([
+    'invalid_json',
+    'json_too_deep',
+    'invalid_request',
+    'invalid_token',
+    'invalid_ttl',
+    'invalid_idempotency_key',
+    'invalid_if_match',
+    'ambiguous_header',
+    'missing_api_key',
+    'invalid_api_key',
+    'expired_api_key',
+    'account_suspended',
+    'permission_denied',
+    'plan_limit_exceeded',
+    'route_not_found',
+    'space_not_found',
+    'claim_not_found',
+    'task_not_found',
+    'spool_not_found',
+    'queue_not_found',
+    'message_not_found',
+    'method_not_allowed',
+    'claim_held',
+    'claim_queued',
+    'claim_not_held',
+    'lease_expired',
+    'scope_cancelled',
+    'task_claimed',
+    'task_completed',
+    'claim_required',
+    'spool_exists',
+    'idempotency_key_reused',
+    'idempotency_in_flight',
+    'clock_not_manual',
+    'stale_token',
+    'etag_mismatch',
+    'body_too_large',
+    'unsupported_media_type',
+    'invalid_transition',
+    'if_match_required',
+    'headers_too_large',
+    'rate_limited',
+    'internal_error',
+    'service_unavailable'
+]);
+
+/**
  * One problem found in a request; validation failures list one per offending field.
  */
 export const zErrorDetail = z.object({
@@ -67,20 +126,35 @@ export const zErrorDetail = z.object({
 /**
  * ErrorEnvelope
  *
- * The canonical error body. Every 4xx and 5xx answer of the Leasehold API carries exactly this
- * shape. `code` is the machine-readable reason (older spool documentation calls it the *kind*);
- * switch on `code`, not on `message`. `request_id` equals the `Request-Id` response header.
- * A wait is never repeated in the body: read `Retry-After`.
+ * The error body. Every 4xx and 5xx answer of the Leasehold API carries this one shape, a
+ * superset that serves a reader of any of the four seed pages at once:
+ *
+ * - the canonical members `type`, `code`, `param`, `message`, `doc_url`, `request_id`,
+ * `errors` (the heartbeat page's envelope);
+ * - `kind`, equal to `code` (the spool page calls the reason its *kind*);
+ * - `error: { code, message, requestId }` (the space-claims page's shape), the same values
+ * again.
+ *
+ * `code` (and so `kind` and `error.code`) is absent only on a 403 for a blocked API key.
+ * Switch on `code`, not on `message`. `request_id` and `error.requestId` equal the `Request-Id`
+ * response header. `doc_url` links to the code's entry in the API reference's *Error codes*
+ * catalogue. A wait is never repeated in the body: read `Retry-After`.
  *
  */
 export const zErrorEnvelope = z.object({
     type: zErrorType,
-    code: z.string().optional(),
+    code: zErrorCode.optional(),
     param: z.string().optional(),
     message: z.string(),
     doc_url: z.url().optional(),
     request_id: z.string().optional(),
-    errors: z.array(zErrorDetail).optional()
+    errors: z.array(zErrorDetail).min(2).optional(),
+    kind: zErrorCode.optional(),
+    error: z.object({
+        code: zErrorCode.optional(),
+        message: z.string(),
+        requestId: z.string()
+    })
 });
 
 /**
@@ -122,16 +196,29 @@ export const zHeartbeatResponse = z.object({
 });
 
 /**
- * A named key inside a space, 1–512 characters. Keys may contain `/`; in paths they are
- * percent-encoded (`reports/2026-11` becomes `reports%2F2026-11`).
+ * A named key inside a space, 1–512 characters (Unicode code points). Keys may contain `/`; in
+ * paths they are percent-encoded (`reports/2026-11` becomes `reports%2F2026-11`).
+ *
+ * Every key acquire accepts can be addressed afterwards, so acquire refuses (400, `param: key`)
+ * the two it could not: `.` and `..`, which URL parsers resolve away as path segments (even
+ * percent-encoded as `%2E`), and a key holding a lone surrogate (not well-formed Unicode: it has
+ * no UTF-8 form, so no percent-encoding). Any other string — spaces, `%`, `?`, `#`, `\`,
+ * control characters, `...`, `./a`, characters beyond U+FFFF — arrives intact when the path
+ * segment is percent-encoded with UTF-8 (`encodeURIComponent`).
+ *
+ * Keys sort by Unicode code point (the order of their UTF-8 bytes, PostgreSQL's
+ * `COLLATE "C"`).
  *
  */
-export const zClaimKey = z.string().min(1).max(512);
+export const zClaimKey = z.string().min(1).max(512).regex(/^(?!\.{1,2}$)/);
 
 /**
  * The fencing token of a grant. It strictly increases each time the guarded resource is granted
  * to anyone, so the resource you protect can reject a write that carries a smaller fence than
  * one it has already accepted: that write comes from a holder whose lease was lost.
+ * Fences are drawn from one sequence per account (starting at 1), shared by every space
+ * claim, task claim and spool lease of that account: they reveal nothing about other
+ * accounts' activity, and compare only between grants of the same account's resources.
  *
  */
 export const zFence = z.int().gte(1).lte(9007199254740991);
@@ -142,7 +229,7 @@ export const zFence = z.int().gte(1).lte(9007199254740991);
 export const zLeaseSeconds = z.int().gte(5).lte(600).default(30);
 
 /**
- * Any JSON value the releasing holder wants to leave on the released row (for example what it found or how far it got).
+ * Any JSON value the releasing holder wants to leave on the released row (for example what it found or how far it got), nested at most 63 levels deep (deeper is 400 `json_too_deep`, and nothing is released).
  */
 export const zObservation = z.unknown();
 
@@ -252,19 +339,6 @@ export const zScopeCancellation = z.object({
 });
 
 /**
- * CreateTaskRequest
- */
-export const zCreateTaskRequest = z.object({
-    title: z.string().min(1).max(500),
-    description: z.string().max(20000).optional().default('')
-});
-
-/**
- * A task's id, a positive integer.
- */
-export const zTaskId = z.int().gte(1).lte(9007199254740991);
-
-/**
  * Where the task stands. Claiming does not change it: a worker that starts work sets
  * `InProgress` itself. `Done` is final.
  *
@@ -277,7 +351,18 @@ export const zTaskStatus = z.enum([
 ]);
 
 /**
- * A point in time in RFC 3339, always in UTC (`Z`).
+ * A task's id, a positive integer.
+ */
+export const zTaskId = z.int().gte(1).lte(9007199254740991);
+
+/**
+ * A point in time in RFC 3339, always in UTC (`Z`) and in whole seconds, as the task page shows
+ * them (`2026-10-19T09:15:00Z`; never fractional). Expiries (`expiresUtc`,
+ * `Spooler-Lease-Expires-At`) are rounded down, so they are never later than the instant the
+ * server judges the lease by (which is kept to the millisecond); schedule renewals from the
+ * granted duration (`leaseSeconds`) on your own monotonic clock rather than from a wall-clock
+ * timestamp.
+ *
  */
 export const zUtcTimestamp = z.iso.datetime();
 
@@ -322,6 +407,25 @@ export const zTask = z.object({
     createdUtc: zUtcTimestamp,
     updatedUtc: zUtcTimestamp,
     completedUtc: zUtcTimestamp.nullable()
+});
+
+/**
+ * TaskList
+ *
+ * One page of tasks in id order.
+ */
+export const zTaskList = z.object({
+    object: z.literal('list'),
+    data: z.array(zTask),
+    nextCursor: z.string().nullable()
+});
+
+/**
+ * CreateTaskRequest
+ */
+export const zCreateTaskRequest = z.object({
+    title: z.string().min(1).max(500),
+    description: z.string().max(20000).optional().default('')
 });
 
 /**
@@ -612,8 +716,10 @@ export const zCursor = z.string().min(1).max(2048);
 /**
  * A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
  * structured-field form `"key"` of the IETF draft is accepted too). Kept per credential for
- * 24 hours with a fingerprint of method, path and body: a repeat replays the first answer —
- * success or error — with `Idempotent-Replayed: true`; the same key with another request is 409
+ * 24 hours with a fingerprint of method, path and body: a repeat replays the first answer with
+ * `Idempotent-Replayed: true` when that answer was a 2xx (the operation executed); errors —
+ * validation, auth, 404, conflicts with the current state, 5xx — are not stored, so a retry
+ * with the same key runs again (see *Idempotency*); the same key with another request is 409
  * `idempotency_key_reused`; a repeat while the first is still running is 409
  * `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
  *
@@ -629,6 +735,11 @@ export const zClaimKey2 = zClaimKey;
  * The run (scope) to cancel.
  */
 export const zScopeId = z.uuid();
+
+/**
+ * Only tasks with this status.
+ */
+export const zTaskStatusFilter = zTaskStatus;
 
 /**
  * The task id.
@@ -781,6 +892,17 @@ export const zCancelScopePath = z.object({
  * The run is cancelled.
  */
 export const zCancelScopeResponse = zScopeCancellation;
+
+export const zListTasksQuery = z.object({
+    status: zTaskStatus.optional(),
+    limit: z.int().gte(1).lte(100).optional().default(50),
+    cursor: z.string().min(1).max(2048).optional()
+});
+
+/**
+ * One page of tasks in id order.
+ */
+export const zListTasksResponse = zTaskList;
 
 export const zCreateTaskBody = zCreateTaskRequest;
 

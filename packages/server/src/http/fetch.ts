@@ -1,7 +1,10 @@
 import { MAX_BODY_BYTES, type PlainRequest, type PlainResponse } from './plain.js';
 
-/** Turns a Fetch-standard `Request` into the plain request the pipeline reads. */
-export async function plainFromRequest(request: Request): Promise<PlainRequest> {
+/**
+ * Turns a Fetch-standard `Request` into the plain request the pipeline reads; `baseUrl` is what
+ * the request reached before its path (default: its origin).
+ */
+export async function plainFromRequest(request: Request, baseUrl?: string): Promise<PlainRequest> {
   const url = new URL(request.url);
   const headers: Record<string, string> = {};
   request.headers.forEach((value, name) => {
@@ -14,7 +17,7 @@ export async function plainFromRequest(request: Request): Promise<PlainRequest> 
     if (bytes.length > MAX_BODY_BYTES) bodyTooLarge = true;
     else body = bytes;
   }
-  return { method: request.method.toUpperCase(), url: url.pathname + url.search, headers, body, bodyTooLarge };
+  return { method: request.method.toUpperCase(), url: url.pathname + url.search, headers, body, bodyTooLarge, baseUrl: baseUrl ?? url.origin };
 }
 
 /** Turns the pipeline's answer into a Fetch `Response`; a dropped answer becomes a network error. */

@@ -1,18 +1,14 @@
-import { errorTypeByStatus } from '../engine/index.js';
+import type { ErrorCode } from '../engine/index.js';
+import type { ErrorDetail, ErrorFields } from './error-envelope.js';
 
-/** One problem inside an error envelope. */
-export interface ErrorDetail {
-  code?: string;
-  message: string;
-  param?: string;
-}
+export type { ErrorDetail } from './error-envelope.js';
 
 /** An error a handler throws to answer with the canonical envelope. */
 export class HttpError extends Error {
   /** Creates an error answered with `status`, an optional `code` and `param`. */
   constructor(
     readonly status: number,
-    readonly code: string | undefined,
+    readonly code: ErrorCode | undefined,
     message: string,
     readonly param?: string,
     readonly errors?: ErrorDetail[],
@@ -21,18 +17,9 @@ export class HttpError extends Error {
     super(message);
     this.name = 'HttpError';
   }
-}
 
-/** Builds the canonical envelope body for an error. */
-export function envelopeOf(error: HttpError, requestId: string): Record<string, unknown> {
-  const body: Record<string, unknown> = {
-    type: errorTypeByStatus[error.status] ?? (error.status >= 500 ? 'api_error' : 'invalid_request_error'),
-  };
-  if (error.code !== undefined) body.code = error.code;
-  if (error.param !== undefined) body.param = error.param;
-  body.message = error.message;
-  if (error.code !== undefined) body.doc_url = `https://docs.leasehold.example/errors#${error.code}`;
-  body.request_id = requestId;
-  if (error.errors && error.errors.length > 0) body.errors = error.errors;
-  return body;
+  /** What the envelope says (the pipeline adds the request id and `doc_url`). */
+  fields(): ErrorFields {
+    return { status: this.status, code: this.code, message: this.message, param: this.param, errors: this.errors };
+  }
 }

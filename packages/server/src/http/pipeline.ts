@@ -1,18 +1,14 @@
-import { randomBytes } from 'node:crypto';
-import {
-  EngineError,
-  errorStatusByCode,
-  normalizeIdempotencyKey,
-  requestFingerprint,
-  type Credential,
-  type Engine,
-  type Permission,
-} from '../engine/index.js';
+import { EngineError, errorStatusByCode, normalizeIdempotencyKey, type Credential, type Engine, type Permission } from '../engine/index.js';
+import { DROPPED, JSON_CONTENT_TYPE, JSON_HEADERS, NO_HEADERS, settle, type StoredAnswer } from './answer.js';
 import { parseJsonBody } from './body.js';
+import { errorEnvelope, type ErrorFields } from './error-envelope.js';
 import type { FaultAction, FaultInjector } from './faults.js';
 import type { Handler, HandlerContext, HandlerResult } from './handler.js';
-import { HttpError, envelopeOf } from './http-error.js';
+import { HttpError } from './http-error.js';
+import { Mounts } from './mounts.js';
 import type { PlainRequest, PlainResponse } from './plain.js';
+import { nextRequestId } from './request-id.js';
+import { faultCode, fingerprintOf, originFormOf } from './request-parts.js';
 import { Router } from './router.js';
 import type { RouteSpec } from './routes.js';
 import { validateRequest } from './validation.js';
@@ -22,50 +18,40 @@ export interface PipelineOptions {
   engine: Engine;
   faults: FaultInjector;
   handlers: Record<string, Handler>;
-  /** A prefix the API is mounted under, e.g. `/api` (default: none). */
-  basePath?: string;
+  /** The prefixes the API is mounted under (default `/` and `/api`; see `Mounts`). */
+  basePaths?: readonly string[];
+  /**
+   * The API reference every `doc_url` links into (a hosted deployment's). Default: the one this
+   * server serves, `<the API base URL the request reached>/docs`.
+   */
+  docsUrl?: string;
   /** Serve the `/_control` operations over HTTP. */
   controlEnabled?: boolean;
-  /** Extra non-API routes answered before routing (e.g. `/openapi.json`, `/docs`). */
-  staticRoutes?: Record<string, () => PlainResponse>;
+  /** Extra non-API GET routes under each mount, answered before routing (e.g. `/openapi.json`, `/docs`). */
+  staticRoutes?: Record<string, (request: MountedRequest) => PlainResponse>;
   /** Waits `ms` of real time (injected so tests can use fake timers). */
   sleep?: (ms: number) => Promise<void>;
   /** Called for unexpected exceptions (answered as 500). */
   onInternalError?: (error: unknown) => void;
 }
 
-/** A stored idempotent answer. */
-interface StoredAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string | undefined;
+/** What a static route knows of its request. */
+export interface MountedRequest {
+  /** The API base URL the request reached: origin and mount (`http://127.0.0.1:4010/api`). */
+  apiBaseUrl: string;
 }
 
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
-/**
- * The headers of a plain JSON answer and of an empty one. Stored answers share these (they are
- * never mutated: `finish` and replays copy), and `finish` recognizes the JSON one by identity.
- */
-const JSON_HEADERS: Record<string, string> = Object.freeze({ 'content-type': JSON_CONTENT_TYPE });
-const NO_HEADERS: Record<string, string> = Object.freeze({});
-/** What `run` answers when an injected fault drops the response (after the handler ran). */
-const DROPPED: StoredAnswer = Object.freeze({ status: 0, headers: NO_HEADERS, body: undefined });
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/**
- * Request ids: `req_`, a random prefix drawn once per process (9 bytes, 12 base64url
- * characters), then a counter in base 36. Unique per response within the process (the counter)
- * and across processes and restarts with overwhelming probability (72 random bits), without a
- * `randomBytes` call per request. They are identifiers, not secrets: within one process they are
- * sequential, so one id reveals its neighbours, and nothing accepts a request id as proof of
- * anything (it is only quoted in logs and problem reports).
- */
-const REQUEST_ID_PREFIX = `req_${randomBytes(9).toString('base64url')}`;
-let requestCount = 0;
-
-function nextRequestId(): string {
-  return REQUEST_ID_PREFIX + (requestCount++).toString(36);
+/** Where a request landed: the API path under its mount (`undefined`: under none) and that mount's base URL. */
+interface Target {
+  path: string | undefined;
+  search: string;
+  apiBaseUrl: string;
 }
+
+/** The origin assumed when an adapter does not say which one a request reached. */
+const UNKNOWN_ORIGIN = 'http://localhost';
 
 /**
  * The request pipeline on plain values: base path, routing, auth, rate limits, permissions,
@@ -74,7 +60,7 @@ function nextRequestId(): string {
  */
 export class Pipeline {
   private readonly router = new Router();
-  private readonly basePath: string;
+  private readonly mounts: Mounts;
   private readonly sleep: (ms: number) => Promise<void>;
   /** The `Date` header of the clock's current second (formatted once per second). */
   private dateSecond = Number.NaN;
@@ -82,7 +68,7 @@ export class Pipeline {
 
   /** Builds a pipeline over an engine and its handlers. */
   constructor(private readonly options: PipelineOptions) {
-    this.basePath = (options.basePath ?? '').replace(/\/+$/, '');
+    this.mounts = new Mounts(options.basePaths);
     this.sleep = options.sleep ?? defaultSleep;
   }
 
@@ -97,37 +83,46 @@ export class Pipeline {
    */
   respond(request: PlainRequest): PlainResponse | Promise<PlainResponse> {
     const requestId = nextRequestId();
+    const target = this.target(request);
+    const head = request.method === 'HEAD';
     let answer: StoredAnswer | Promise<StoredAnswer>;
     try {
-      answer = this.run(request);
+      answer = this.run(request, target);
     } catch (error) {
-      return this.finish(this.errorAnswer(error), requestId);
+      return this.finish(this.errorAnswer(error), requestId, target, head);
     }
     if (answer instanceof Promise) {
       return answer.then(
-        (settled) => this.complete(settled, requestId),
-        (error: unknown) => this.finish(this.errorAnswer(error), requestId),
+        (settled) => this.complete(settled, requestId, target, head),
+        (error: unknown) => this.finish(this.errorAnswer(error), requestId, target, head),
       );
     }
-    return this.complete(answer, requestId);
+    return this.complete(answer, requestId, target, head);
   }
 
-  private complete(answer: StoredAnswer, requestId: string): PlainResponse {
+  private complete(answer: StoredAnswer, requestId: string, target: Target, head: boolean): PlainResponse {
     if (answer === DROPPED) return { status: 0, headers: {}, body: undefined, drop: true };
-    return this.finish(answer, requestId);
+    return this.finish(answer, requestId, target, head);
   }
 
-  /** Routes, authorizes and applies faults; the answer is a promise only when a fault waits. */
-  private run(request: PlainRequest): StoredAnswer | Promise<StoredAnswer> {
+  /** The mount a request lies under and the base URL it reached there (never throws). */
+  private target(request: PlainRequest): Target {
     // An absolute-form target (`GET http://host/v1/...`), which HTTP/1.1 servers must accept.
     const url = request.url.charCodeAt(0) === 47 /* / */ ? request.url : originFormOf(request.url);
     const queryAt = url.indexOf('?');
     const fullPath = queryAt === -1 ? url : url.slice(0, queryAt);
     const search = queryAt === -1 ? '' : url.slice(queryAt + 1);
-    const path = this.stripBase(fullPath);
+    const mounted = this.mounts.match(fullPath);
+    const origin = request.baseUrl ?? UNKNOWN_ORIGIN;
+    return { path: mounted?.path, search, apiBaseUrl: origin + (mounted?.mount ?? '') };
+  }
+
+  /** Routes, authorizes and applies faults; the answer is a promise only when a fault waits. */
+  private run(request: PlainRequest, target: Target): StoredAnswer | Promise<StoredAnswer> {
+    const { path, search } = target;
     const special = path === undefined ? undefined : this.options.staticRoutes?.[path];
-    if (special && request.method === 'GET') {
-      const plain = special();
+    if (special && (request.method === 'GET' || request.method === 'HEAD')) {
+      const plain = special({ apiBaseUrl: target.apiBaseUrl });
       return { status: plain.status, headers: plain.headers, body: plain.body };
     }
     if (path === undefined) throw new HttpError(404, 'route_not_found', 'No operation at this path.');
@@ -141,7 +136,7 @@ export class Pipeline {
     }
     const credential = this.authorize(request, route);
     const faults = this.options.faults;
-    const fault = faults.size === 0 ? undefined : faults.take({ operationId: route.operationId, method: request.method, path });
+    const fault = faults.size === 0 ? undefined : faults.take({ operationId: route.operationId, method: route.method, path });
     if (fault === undefined) return this.execute(request, route, match.params, credential, path, search, 0);
     return this.runFaulted(request, route, match.params, credential, path, search, fault);
   }
@@ -225,15 +220,20 @@ export class Pipeline {
     return settle(store, credentialId, key, answer);
   }
 
-  private stripBase(path: string): string | undefined {
-    if (!this.basePath) return path;
-    if (path === this.basePath) return '/';
-    return path.startsWith(`${this.basePath}/`) ? path.slice(this.basePath.length) : undefined;
-  }
-
   private authorize(request: PlainRequest, route: RouteSpec): Credential {
     const engine = this.options.engine;
-    const auth = engine.authenticate(request.headers.authorization);
+    const header = request.headers.authorization;
+    // Adapters join a repeated header with ", " (as Fetch does), and no Bearer credential holds a
+    // comma: which of several credentials was meant is unknowable, so none is tried.
+    if (header !== undefined && header.includes(',')) {
+      throw new HttpError(
+        400,
+        'ambiguous_header',
+        'Send Authorization exactly once: this request carries several values (a repeated header, or a comma).',
+        'Authorization',
+      );
+    }
+    const auth = engine.authenticate(header);
     if (!auth.ok) throw new HttpError(auth.status, auth.code ?? undefined, auth.message);
     const rate = engine.checkRateLimit(auth.credential);
     if (!rate.allowed) {
@@ -269,24 +269,32 @@ export class Pipeline {
   }
 
   private errorAnswer(error: unknown): StoredAnswer {
-    let http: HttpError;
-    if (error instanceof HttpError) http = error;
-    else if (error instanceof EngineError) http = new HttpError(errorStatusByCode[error.code], error.code, error.message, error.param);
-    else {
+    let fields: ErrorFields;
+    let headers: Record<string, string> = JSON_HEADERS;
+    if (error instanceof HttpError) {
+      fields = error.fields();
+      if (Object.keys(error.headers).length > 0) headers = { ...JSON_HEADERS, ...error.headers };
+    } else if (error instanceof EngineError) {
+      fields = { status: errorStatusByCode[error.code], code: error.code, message: error.message, param: error.param };
+    } else {
       this.options.onInternalError?.(error);
-      http = new HttpError(500, 'internal_error', 'The server could not complete the request.');
+      fields = { status: 500, code: 'internal_error', message: 'The server could not complete the request.' };
     }
-    // The envelope's request_id is filled in by finish(), which knows the id.
-    return { status: http.status, headers: { ...JSON_HEADERS, ...http.headers }, body: JSON.stringify(envelopeOf(http, '')) };
+    // The envelope is built by finish(), which knows the request id and the docs URL.
+    return { status: fields.status, headers, body: undefined, error: fields };
   }
 
-  private finish(answer: StoredAnswer, requestId: string): PlainResponse {
+  /**
+   * Stamps an answer for the wire: the error envelope (request id, `doc_url`), `Request-Id`,
+   * `Date`; a HEAD request gets the same status and headers without the body.
+   */
+  private finish(answer: StoredAnswer, requestId: string, target: Target, head: boolean): PlainResponse {
     let body = answer.body;
-    if (answer.status >= 400 && body !== undefined) {
-      const envelope = JSON.parse(body) as Record<string, unknown>;
-      envelope.request_id = requestId;
-      body = JSON.stringify(envelope);
+    if (answer.error !== undefined) {
+      const docsUrl = this.options.docsUrl ?? `${target.apiBaseUrl}/docs`;
+      body = JSON.stringify(errorEnvelope(answer.error, { requestId, docsUrl }));
     }
+    if (head) body = undefined;
     const date = this.dateHeader();
     const headers: Record<string, string> =
       answer.headers === JSON_HEADERS ?
@@ -307,43 +315,3 @@ export class Pipeline {
   }
 }
 
-/** Stores a completed idempotent answer (a 5xx is forgotten, so a retry runs again). */
-function settle(
-  store: Engine['idempotency'],
-  credentialId: string,
-  key: string,
-  answer: StoredAnswer,
-): StoredAnswer {
-  if (answer.status >= 500) store.abandon(credentialId, key);
-  else store.complete(credentialId, key, answer);
-  return answer;
-}
-
-/**
- * The idempotency fingerprint: method, path and body, plus the `Spooler-Lease` header, which
- * names the subject of the spool settles the way a body field names it elsewhere.
- */
-function fingerprintOf(request: PlainRequest, path: string): string {
-  const lease = request.headers['spooler-lease'];
-  if (lease === undefined) return requestFingerprint(request.method, path, request.body);
-  const body = request.body ?? new Uint8Array();
-  const suffix = new TextEncoder().encode(`\nSpooler-Lease: ${lease}`);
-  const combined = new Uint8Array(body.length + suffix.length);
-  combined.set(body);
-  combined.set(suffix, body.length);
-  return requestFingerprint(request.method, path, combined);
-}
-
-function originFormOf(target: string): string {
-  const match = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target);
-  if (!match) return target;
-  const rest = target.slice(match[0].length);
-  return rest === '' || rest[0] === '?' ? `/${rest}` : rest;
-}
-
-function faultCode(status: number): string | undefined {
-  if (status === 503) return 'service_unavailable';
-  if (status === 429) return 'rate_limited';
-  if (status === 500) return 'internal_error';
-  return undefined;
-}

@@ -7,6 +7,12 @@ export interface PlainRequest {
   headers: Record<string, string | undefined>;
   /** The raw body, or `undefined` when the request has none. */
   body: Uint8Array | undefined;
+  /**
+   * What the request reached before `url`: its origin, plus any prefix the adapter already
+   * stripped (`http://127.0.0.1:4010` from node:http, the mock's base URL from MSW). The server
+   * derives the API base URL it names in `/openapi.json` and `doc_url` from it.
+   */
+  baseUrl?: string;
   /** True when the adapter stopped reading because the body passed the size limit. */
   bodyTooLarge?: boolean;
 }

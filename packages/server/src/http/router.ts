@@ -41,6 +41,7 @@ export class Router {
   /**
    * Finds the operation for `method` and the raw (still percent-encoded) `path`. Path
    * parameters are split on raw `/` before decoding, so keys holding `%2F` stay one segment.
+   * HEAD finds the GET operation of its path (answered without a body, RFC 9110 §9.3.2).
    */
   match(method: string, path: string): RouteMatch {
     const params: Record<string, string> = {};
@@ -66,9 +67,11 @@ export class Router {
     if (!node || node.methods.size === 0) {
       throw new HttpError(404, 'route_not_found', `No operation at ${method} ${truncate(path)}.`);
     }
-    const route = node.methods.get(method);
+    const route = node.methods.get(method) ?? (method === 'HEAD' ? node.methods.get('GET') : undefined);
     if (!route) {
-      const allow = [...node.methods.keys()].join(', ');
+      const methods = [...node.methods.keys()];
+      if (methods.includes('GET')) methods.push('HEAD');
+      const allow = methods.join(', ');
       throw new HttpError(405, 'method_not_allowed', `${method} is not allowed here; use ${allow}.`, undefined, undefined, {
         Allow: allow,
       });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import * as validators from '../generated/zod.js';
+import type { ErrorCode } from '../engine/index.js';
 import { HttpError, type ErrorDetail } from './http-error.js';
 import type { RouteSpec } from './routes.js';
 
@@ -95,7 +96,7 @@ function check(schema: z.ZodType | undefined, value: unknown, prefix: readonly s
  * field. Tokens are `invalid_token` even when missing, as the task page says; the others only
  * when malformed. Everything else is `invalid_request`.
  */
-const codeByParam: Record<string, { code: string; whenMissing: boolean }> = {
+const codeByParam: Record<string, { code: ErrorCode; whenMissing: boolean }> = {
   token: { code: 'invalid_token', whenMissing: true },
   'X-Task-Claim': { code: 'invalid_token', whenMissing: true },
   'Spooler-Lease': { code: 'invalid_token', whenMissing: true },
@@ -151,7 +152,7 @@ export function validateRequest(
   if (reported.length > 0) {
     const first = reported[0]!;
     const special = first.param === undefined ? undefined : codeByParam[first.param];
-    const code = special && (special.whenMissing || !first.missing) ? special.code : 'invalid_request';
+    const code: ErrorCode = special && (special.whenMissing || !first.missing) ? special.code : 'invalid_request';
     const details = reported.map(({ missing: _missing, ...detail }) => detail);
     throw new HttpError(400, code, first.message, first.param, details);
   }

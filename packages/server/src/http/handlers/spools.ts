@@ -1,4 +1,5 @@
 import type { components } from '../../generated/openapi.js';
+import { toUtc } from '../../engine/index.js';
 import { callerOf, type Handler, type HandlerContext } from '../handler.js';
 
 type Schemas = components['schemas'];
@@ -15,7 +16,7 @@ function leaseOf(ctx: HandlerContext) {
 function expiryHeaders(expiresAt: number | null, leaseSeconds: number | null): Record<string, string> {
   if (expiresAt === null || leaseSeconds === null) return {};
   return {
-    'Spooler-Lease-Expires-At': new Date(expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    'Spooler-Lease-Expires-At': toUtc(expiresAt),
     'Spooler-Lease-Timeout': String(leaseSeconds),
   };
 }

@@ -23,6 +23,11 @@ export const taskHandlers: Record<string, Handler> = {
     return { status: 201, body: task, headers: { ETag: etag } };
   },
 
+  listTasks: (ctx) => {
+    const query = ctx.input.query as { status?: Schemas['TaskStatus']; limit?: number; cursor?: string };
+    return { status: 200, body: ctx.engine.tasks.list({ credential: callerOf(ctx), ...query }) };
+  },
+
   getTask: (ctx) => {
     const { task, etag } = ctx.engine.tasks.get({ credential: callerOf(ctx), taskId: ctx.input.path.taskId as number });
     return { status: 200, body: task, headers: { ETag: etag } };

@@ -14,7 +14,7 @@ import {
 } from '../../engine/index.js';
 import { newClaimId } from '../../engine/lease-tokens.js';
 import { randomBase62, randomUuidV4 } from '../../engine/random.js';
-import { validateChanges } from '../../engine/tasks.js';
+import { validateChanges } from '../../engine/task-changes.js';
 import { requireString } from '../../engine/validation.js';
 import type { TaskOperations } from '../operations.js';
 import type { SqlSession } from './driver.js';

@@ -1,0 +1,108 @@
+/**
+ * What every seed-page test starts from: ONE reference server started as a reader would start
+ * it — the CLI with its defaults (mounts `/` and `/api`, the real clock, the demo keys) — on a
+ * free port of 127.0.0.1 (`--port 0`, the only flag), and a shell to run the page's snippets in.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The checkout root. */
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** A CLI server: its origin (`http://127.0.0.1:PORT`) and how to stop it. */
+export interface SeedServer {
+  origin: string;
+  stop(): Promise<void>;
+}
+
+/** Starts `leasehold-server --port 0` (as `pnpm start` runs it) and waits for its first line. */
+export async function startSeedServer(): Promise<SeedServer> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/cli.ts', '--port', '0'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const origin = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the CLI did not start within 15 s:\n${output}`)), 15_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the CLI exited (${code}) before listening:\n${output}`));
+    });
+  });
+  return {
+    origin,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** What a program printed. */
+export interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `file` with `args` and `env` (added to this process's), never rejecting. */
+export function run(file: string, args: string[], env: Record<string, string> = {}): Promise<Ran> {
+  return new Promise((resolve) => {
+    execFile(file, args, { cwd: ROOT, env: { ...process.env, ...env }, timeout: 20_000, maxBuffer: 8 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** An HTTP answer as `curl -si` prints it: status, headers (lower-case names), body text. */
+export interface CurlAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** The body parsed as JSON (`undefined` when empty). */
+  json: any;
+}
+
+/**
+ * Runs one of a page's curl commands in bash, exactly as written once its placeholders are
+ * filled, with `-si` added when the page did not ask for the headers (so the answer can be read);
+ * `$VARS` come from `env`.
+ */
+export async function curl(command: string, env: Record<string, string> = {}): Promise<CurlAnswer> {
+  const withHeaders = /\s-s?i\s/.test(` ${command} `) ? command : command.replace(/^curl /, 'curl -si ');
+  const ran = await run('/bin/bash', ['-c', withHeaders], env);
+  if (ran.code !== 0) throw new Error(`curl failed (${ran.code}): ${ran.stderr}\n${withHeaders}`);
+  return parseHttp(ran.stdout);
+}
+
+/** Parses `HTTP/1.1 200 OK\r\nName: value\r\n\r\nbody`. */
+export function parseHttp(raw: string): CurlAnswer {
+  const split = raw.indexOf('\r\n\r\n');
+  const head = split === -1 ? raw : raw.slice(0, split);
+  const body = split === -1 ? '' : raw.slice(split + 4);
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return { status: Number(/^HTTP\/[\d.]+ (\d{3})/.exec(statusLine)?.[1]), headers, body, json: body.trim() === '' ? undefined : JSON.parse(body) };
+}
+
+/** RFC 3339 UTC in whole seconds, as the pages show timestamps. */
+export const WHOLE_SECONDS_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
