@@ -41,6 +41,16 @@ export function compareKeys(a: string, b: string): number {
   return a.length - b.length;
 }
 
+/**
+ * A key's sort bytes: the code-point rank of each UTF-16 unit, 16-bit big-endian, so byte order
+ * is `compareKeys` order (stores that sort in the database, e.g. a `bytea` column, use these).
+ */
+export function keySortBytes(key: string): Buffer {
+  const out = Buffer.allocUnsafe(key.length * 2);
+  for (let i = 0; i < key.length; i++) out.writeUInt16BE(codePointRank(key.charCodeAt(i)), i * 2);
+  return out;
+}
+
 /** A UTF-16 unit's rank in code-point order: surrogates (astral characters) after U+E000–U+FFFF. */
 function codePointRank(unit: number): number {
   if (unit < 0xd800) return unit;

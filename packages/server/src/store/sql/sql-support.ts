@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RandomSource } from '../../engine/index.js';
 import type { SqlSession } from './driver.js';
+import { keySortBytes } from '../../engine/space-keys.js';
 
 /** What every SQL operation of one unit works with: its transaction and the random source. */
 export interface UnitContext {
@@ -18,14 +19,9 @@ export function digest(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
 }
 
-/**
- * A key's sort key: its UTF-16 code units, big-endian, so `bytea` order is the engine's
- * JavaScript string order (text order would be code-point order, which differs above U+FFFF).
- */
+/** A key's sort key: the engine's code-point order as bytes (`keySortBytes`), so `bytea` order is list order. */
 export function sortKeyOf(key: string): Buffer {
-  const out = Buffer.allocUnsafe(key.length * 2);
-  for (let i = 0; i < key.length; i++) out.writeUInt16BE(key.charCodeAt(i), i * 2);
-  return out;
+  return keySortBytes(key);
 }
 
 /** The smallest byte string above every string that starts with `prefix`, or `null` for none. */
