@@ -39,17 +39,23 @@ export class SpoolQueue {
 
   /**
    * Leases the oldest visible message (sending the client's session) and registers the lease
-   * with the batch heartbeat; `null` when the queue is empty (204).
+   * with the batch heartbeat; `null` when the queue is empty (204). Aborting `signal` (or closing
+   * the client) while the request is out rejects at once, and a message leased by it anyway is
+   * nacked as soon as its answer arrives; a receive whose answer never arrives leaves a lease
+   * that no heartbeat names, so the message is delivered again after the queue's lease timeout.
    */
   async receive(options: CallOptions = {}): Promise<SpoolLease | null> {
-    const sentAt = this.#runtime.now();
-    const response = await this.#runtime.spools.receive(this.spool, this.name, this.#runtime.session, pickCallOptions(options));
-    if (response.status === 204 || response.data === undefined) {
-      // Nothing leased: the receive is over, a later receive under the same operationId is a new one.
-      await this.#runtime.forgetOperation(options.operationId);
-      return null;
-    }
-    return adoptSpoolLease(this.#runtime, { spool: this.spool, queue: this.name }, response, sentAt, options.operationId);
+    // Through the grant flights: a message leased after `signal` aborted (or the client closed) is nacked at once.
+    return this.#runtime.grants.obtain(options.signal, async (signal) => {
+      const sentAt = this.#runtime.now();
+      const response = await this.#runtime.spools.receive(this.spool, this.name, this.#runtime.session, { ...pickCallOptions(options), signal });
+      if (response.status === 204 || response.data === undefined) {
+        // Nothing leased: the receive is over, a later receive under the same operationId is a new one.
+        await this.#runtime.forgetOperation(options.operationId);
+        return null;
+      }
+      return adoptSpoolLease(this.#runtime, { spool: this.spool, queue: this.name }, response, sentAt, options.operationId);
+    });
   }
 
   /**

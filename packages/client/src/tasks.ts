@@ -83,9 +83,18 @@ export class Tasks {
    * its stored key is deleted once this claim's lease ends (a later claim under it is new).
    */
   async claim(taskId: number, options: { etag: string } & CallOptions): Promise<ClaimedTask> {
-    const sentAt = this.#runtime.now();
-    const response = await this.#runtime.tasks.claim(taskId, { etag: options.etag, session: this.#runtime.session }, pickCallOptions(options));
-    return { lease: adoptTaskLease(this.#runtime, taskId, response, sentAt, options.operationId), etag: etagOf(response), response };
+    let claimed: ClaimedTask | undefined;
+    // Through the grant flights: a claim granted after `signal` aborted (or the client closed) is released.
+    const lease = await this.#runtime.grants.obtain(options.signal, async (signal) => {
+      const sentAt = this.#runtime.now();
+      const response = await this.#runtime.tasks.claim(taskId, { etag: options.etag, session: this.#runtime.session }, { ...pickCallOptions(options), signal });
+      const etag = etagOf(response);
+      const grant = adoptTaskLease(this.#runtime, taskId, response, sentAt, options.operationId);
+      claimed = { lease: grant.lease, etag, response };
+      return grant;
+    });
+    if (lease === null || claimed === undefined) throw new LeaseholdError(`The claim of task ${taskId} answered no claim.`);
+    return claimed;
   }
 
   /** Renews a claim by token (raw; the batch heartbeat already renews claims of this client). */

@@ -47,12 +47,12 @@ export interface LeaseInit {
  * {@link LeaseLostError} as reason, the moment the lease can no longer be trusted; pass it to
  * the work the lease guards. A `RenewalScheduler` renews it through the batch heartbeat.
  *
- * The batch heartbeat renews EVERY lease of the session on the server, so a lease the client
+ * The batch heartbeat names exactly the leases the scheduler tracks, so a lease the client
  * gives up on — lost to its local deadline (a stall, failed heartbeats), or whose release
- * failed — would stay alive. The scheduler therefore remembers it (for up to 10 minutes) and,
- * as soon as a heartbeat answer still lists it as held or queued, sends ONE best-effort release
- * with its token (no retries; a 404/409/410 or a `lost` ack ends the watch; another failure is
- * tried again at the next answer). Such a lease is released as soon as the server answers again.
+ * failed — is no longer renewed and expires at the end of its term. To free it sooner the
+ * scheduler sends ONE best-effort release with its token at once (after a deadline loss) and
+ * again after each heartbeat answer, for up to 10 minutes, until one succeeds or answers
+ * 404/409/410.
  * @example
  * await using lease = await client.claims.acquire(spaceId, key, { scopeId, holder });
  * await doWork({ signal: lease.signal, fence: lease.fence });
@@ -205,9 +205,9 @@ export class Lease implements AsyncDisposable {
    * Releases the lease: renewals stop at once (a heartbeat already in flight cannot resurrect
    * it), the signal aborts with reason `released`, then the server is told. Idempotent: every
    * call returns the first call's promise. A lease already lost is not sent to the server (and
-   * a failed release is not retried here). The lease's renewing scheduler, though, releases a
-   * lease whose release failed (or that was lost to its local deadline) once a heartbeat answer
-   * shows the server still holds it: see the class notes.
+   * a failed release is not retried here). The lease's renewing scheduler, though, retries the
+   * release of a lease whose release failed (or that was lost to its local deadline) after its
+   * next heartbeat answers: see the class notes.
    */
   release(observation?: unknown): Promise<void> {
     if (this.#release) return this.#release;

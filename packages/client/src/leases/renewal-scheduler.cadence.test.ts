@@ -22,7 +22,7 @@ describe('one timer, one request per cadence', () => {
     expect(heartbeat.calls).toHaveLength(0);
     await vi.advanceTimersByTimeAsync(1);
     expect(heartbeat.calls).toHaveLength(1);
-    expect(heartbeat.last.body).toEqual({ ttl: 30, holderSession: 'sess_test' });
+    expect(heartbeat.last.body).toEqual({ ttl: 30, holderSession: 'sess_test', claimIds: leases.map((lease) => lease.claimId) });
     expect(vi.getTimerCount()).toBe(1);
 
     await vi.advanceTimersByTimeAsync(40_000);
