@@ -108,8 +108,9 @@ export class Lease implements AsyncDisposable {
   get fence(): number | null {
     return this.#fence;
   }
-  /** `held`, `queued`, `lost` or `released`. */
+  /** `held`, `queued`, `lost` or `released` — as the local deadline says at the moment it is read. */
   get status(): LeaseStatus {
+    this.#checkDeadline();
     return this.#status;
   }
   /** The server's last reported expiry (epoch ms, server clock): informational, never used for deadlines. */
@@ -124,21 +125,30 @@ export class Lease implements AsyncDisposable {
   get queueDepth(): number | undefined {
     return this.#queueDepth;
   }
-  /** Aborted, with a {@link LeaseLostError} reason, as soon as the lease can't be trusted (lost or released). */
+  /**
+   * Aborted, with a {@link LeaseLostError} reason, as soon as the lease can't be trusted (lost or
+   * released). Its `aborted`, `reason` and `throwIfAborted()` check the local deadline when read,
+   * so code that runs right after an event-loop stall sees the lease lost even before the
+   * scheduler's late timer fires (its `abort` listeners then run at that read).
+   */
   get signal(): AbortSignal {
     let controller = this.#abort;
     if (controller === undefined) {
       controller = this.#abort = new AbortController();
+      checkedSignal(controller.signal, this.#control);
       if (this.#error !== undefined) controller.abort(this.#error);
     }
+    this.#checkDeadline();
     return controller.signal;
   }
-  /** Why the lease is gone, once it is. */
+  /** Why the lease is gone, once it is (the local deadline is checked when read). */
   get error(): LeaseLostError | undefined {
+    this.#checkDeadline();
     return this.#error;
   }
   /** Milliseconds until the local deadline on the monotonic clock (`Infinity`: no deadline; 0 once gone). */
   get remainingMs(): number {
+    this.#checkDeadline();
     if (this.#error) return 0;
     return Math.max(0, this.#control.deadline - this.#timing().now());
   }
@@ -359,9 +369,52 @@ export class Lease implements AsyncDisposable {
       this.#lease.#loseFor(reason, cause);
     }
 
+    checkDeadline(): void {
+      this.#lease.#checkDeadline();
+    }
+
     async releaseAbandoned(): Promise<void> {
       const backend = this.#lease.#backend;
       await (backend.releaseAbandoned ? backend.releaseAbandoned() : backend.release());
     }
   };
+}
+
+const nativeAborted = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')?.get;
+const nativeReason = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'reason')?.get;
+const nativeThrowIfAborted = AbortSignal.prototype.throwIfAborted;
+/** The lease control a checked signal consults before answering. */
+const signalCheck = Symbol('leasehold.signalCheck');
+
+/** The shared accessors installed on every lease signal (one set of functions for all leases). */
+const checkedAccessors: PropertyDescriptorMap = {
+  aborted: {
+    get(this: AbortSignal & { [signalCheck]?: LeaseControl }): boolean {
+      this[signalCheck]?.checkDeadline();
+      return nativeAborted?.call(this) as boolean;
+    },
+    configurable: true,
+  },
+  reason: {
+    get(this: AbortSignal & { [signalCheck]?: LeaseControl }): unknown {
+      this[signalCheck]?.checkDeadline();
+      return nativeReason?.call(this);
+    },
+    configurable: true,
+  },
+  throwIfAborted: {
+    value(this: AbortSignal & { [signalCheck]?: LeaseControl }): void {
+      this[signalCheck]?.checkDeadline();
+      nativeThrowIfAborted.call(this);
+    },
+    configurable: true,
+    writable: true,
+  },
+};
+
+/** Makes a lease's signal check the lease's local deadline whenever it is read. */
+function checkedSignal(signal: AbortSignal, control: LeaseControl): void {
+  if (nativeAborted === undefined || nativeReason === undefined) return;
+  Object.defineProperty(signal, signalCheck, { value: control });
+  Object.defineProperties(signal, checkedAccessors);
 }
