@@ -1,5 +1,6 @@
 import type { ClientRuntime } from './client-runtime.js';
 import { LeaseholdError } from './core/leasehold-error.js';
+import { UnexpectedResponseError } from './core/unexpected-response-error.js';
 import type { LeaseholdResponse } from './core/request-options.js';
 import { pickCallOptions, type CallOptions } from './resources/call-options.js';
 import type { TaskWriteGuard } from './resources/tasks.js';
@@ -29,10 +30,18 @@ export interface ClaimedTask {
   response: LeaseholdResponse<TaskClaim>;
 }
 
-/** The `ETag` of a task answer (every task answer carries one). */
+/** The `ETag` of a task answer (every task answer carries one; one without is an `UnexpectedResponseError`). */
 export function etagOf(response: LeaseholdResponse<unknown>): string {
   const etag = response.headers.etag;
-  if (etag === undefined) throw new LeaseholdError(`The task answer (request ${response.requestId ?? 'unknown'}) carries no ETag.`);
+  if (etag === undefined || etag === '') {
+    throw new UnexpectedResponseError({
+      status: response.status,
+      code: 'unexpected_response_shape',
+      message: 'The task answer carries no ETag.',
+      requestId: response.requestId,
+      headers: response.headers,
+    });
+  }
   return etag;
 }
 

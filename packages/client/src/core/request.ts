@@ -12,6 +12,7 @@ import { DEFAULT_TIMEOUT_MS, type AttemptEvent, type LeaseholdResponse, type Req
 import { DEFAULT_MAX_RETRIES, RetryPolicy } from './retry-policy.js';
 import { sendAttempt } from './send-attempt.js';
 import { sleep as realSleep } from './sleep.js';
+import { UnexpectedResponseError, type UnexpectedResponseReason } from './unexpected-response-error.js';
 import type { TransportResponse } from './transport.js';
 
 export type { AttemptEvent, HttpMethod, LeaseholdResponse, RequestConfig, RequestHooks, RequestOptions } from './request-options.js';
@@ -20,7 +21,8 @@ export { DEFAULT_TIMEOUT_MS } from './request-options.js';
 /**
  * Sends one API call: JSON, auth, idempotency key (same on every retry, durable with an
  * `operationId`), per-attempt timeout, deadline, abort, retries and typed, redacted errors.
- * Throws `ApiError` subclasses, `ConnectionError`, `TimeoutError` or `AbortError`.
+ * Throws `ApiError` subclasses, `ConnectionError`, `TimeoutError`, `AbortError`, or
+ * `UnexpectedResponseError` for a 2xx the call cannot use (not JSON, or refused by `accept`).
  * @example
  * const { data } = await request<Claim>(config, { method: 'POST', path: '/v1/spaces/…/claims', body });
  */
@@ -80,8 +82,11 @@ export async function request<T = unknown>(config: RequestConfig, options: Reque
     let data: unknown;
     try {
       response = await sendAttempt(config.transport, transportRequest, { timeoutMs, remainingMs, budgetMs, signal });
-      if (response.status >= 200 && response.status < 300) data = parseSuccessBody(response, redactor);
-      else error = decodeApiError(response, { redactor, nowMs: (config.wallClock ?? systemWallClock).now() });
+      if (response.status >= 200 && response.status < 300) {
+        data = parseSuccessBody(response, redactor);
+        const problem = options.accept?.({ status: response.status, data, headers: response.headers });
+        if (problem !== undefined) throw unexpected(response, redactor, 'unexpected_response_shape', problem);
+      } else error = decodeApiError(response, { redactor, nowMs: (config.wallClock ?? systemWallClock).now() });
     } catch (caught) {
       error = caught instanceof LeaseholdError ? caught : new ConnectionError(String(caught), { cause: caught, redactor });
     }
@@ -129,22 +134,21 @@ export async function request<T = unknown>(config: RequestConfig, options: Reque
   }
 }
 
-/** A 2xx body: parsed JSON, or undefined when empty; garbage is an `ApiError` (`invalid_response_body`). */
+/** A 2xx body: parsed JSON, or undefined when empty; garbage is an `UnexpectedResponseError` (`invalid_response_body`). */
 function parseSuccessBody(response: TransportResponse, redactor: Redactor): unknown {
   if (response.status === 204 || response.status === 205 || response.bodyText.trim() === '') return undefined;
   try {
     return JSON.parse(response.bodyText) as unknown;
   } catch (cause) {
-    throw invalidBody(response, redactor, cause);
+    throw unexpected(response, redactor, 'invalid_response_body', `The ${response.status} answer is not valid JSON.`, cause);
   }
 }
 
-function invalidBody(response: TransportResponse, redactor: Redactor, cause: unknown): ApiError {
-  return new ApiError({
+function unexpected(response: TransportResponse, redactor: Redactor, code: UnexpectedResponseReason, message: string, cause?: unknown): UnexpectedResponseError {
+  return new UnexpectedResponseError({
     status: response.status,
-    type: 'api_error',
-    code: 'invalid_response_body',
-    message: `The ${response.status} answer is not valid JSON: ${response.bodyText.slice(0, 200)}`,
+    code,
+    message,
     headers: response.headers,
     rawBody: response.bodyText,
     requestId: response.headers['request-id'] ?? response.headers['x-request-id'],

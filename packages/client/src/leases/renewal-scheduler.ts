@@ -1,5 +1,6 @@
 import { AbortError, TimeoutError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { UnexpectedResponseError } from '../core/unexpected-response-error.js';
 import { AbandonedLeases, saysGone } from './abandoned-leases.js';
 import { applyHeartbeatAnswer } from './apply-heartbeat-answer.js';
 import { MAX_CLAIM_IDS_PER_HEARTBEAT, sendNamedHeartbeat } from './heartbeat-batches.js';
@@ -290,7 +291,8 @@ export class RenewalScheduler {
 
   #onAnswer(flight: HeartbeatFlight, response: HeartbeatResponse): void {
     if (typeof response !== 'object' || response === null || !Array.isArray(response.results)) {
-      return this.#onSettled(flight, () => this.#failed(new TypeError('Malformed heartbeat answer.'), this.now()));
+      const error = new UnexpectedResponseError({ status: 200, code: 'unexpected_response_shape', message: 'The heartbeat answer carries no list of acks.' });
+      return this.#onSettled(flight, () => this.#failed(error, this.now()));
     }
     this.#onSettled(flight, () => this.#applyAnswer(flight, response));
   }
