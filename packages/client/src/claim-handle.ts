@@ -1,6 +1,7 @@
 import type { ClientRuntime } from './client-runtime.js';
 import { ClientClosedError } from './closable-transport.js';
 import { ConflictError, NotFoundError } from './core/api-error.js';
+import { assertSendable, check } from './core/argument-checks.js';
 import { AbortError } from './core/connection-errors.js';
 import { LeaseLostError } from './core/lease-lost-error.js';
 import { LeaseholdError } from './core/leasehold-error.js';
@@ -73,6 +74,8 @@ export class ClaimHandle {
   /** Sends the acquire through the client's grant flights: a grant that arrives after `signal` aborted is released. */
   async #send(wait: boolean, options: AcquireOptions): Promise<SpaceLease> {
     const { spaceId, key, runId, holder, holderSession, leaseSeconds } = this.#address;
+    // A key the client could not address afterwards (renew, read, release) is never acquired.
+    assertAddressableKey(key);
     const body = { key, scopeId: runId, holder, holderSession, leaseSeconds, wait };
     const lease = await this.#runtime.grants.obtain(options.signal, async (signal) => {
       const sentAt = this.#runtime.now(holderSession);
@@ -136,4 +139,13 @@ export class ClaimHandle {
       listen(this.#runtime.closeSignal, giveUp(() => new ClientClosedError()));
     });
   }
+}
+
+/**
+ * Refuses a key the client cannot send losslessly in a URL path (so could not renew, read or
+ * release once acquired): not a string, a lone surrogate, or the dot segments `.` and `..`.
+ */
+export function assertAddressableKey(key: unknown): asserts key is string {
+  check(typeof key === 'string' && key !== '', 'key', 'a non-empty string', key, 'claim');
+  assertSendable(key, 'key', 'path');
 }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import * as errors from './errors.js';
-import { AbortError, ApiError, ConnectionError, LeaseholdError, LeaseLostError, TimeoutError, UnexpectedResponseError } from './errors.js';
+import { AbortError, ApiError, ConnectionError, LeaseholdError, LeaseLostError, TimeoutError, UnexpectedResponseError, InvalidArgumentError } from './errors.js';
 
 describe('error classes', () => {
   it('every class has a stable name equal to its export name, and extends LeaseholdError', () => {
     const classes = Object.entries(errors).filter(([, v]) => typeof v === 'function' && /^[A-Z]/.test(v.name) && v.prototype instanceof Error || v === LeaseholdError);
-    expect(classes.length).toBe(22);
+    expect(classes.length).toBe(23);
     for (const [exportName, Class] of classes) {
       const instance =
         Class.prototype instanceof ApiError || Class === ApiError
@@ -16,7 +16,9 @@ describe('error classes', () => {
               ? new TimeoutError('attempt', 1)
               : Class === UnexpectedResponseError
                 ? new UnexpectedResponseError({ status: 201, code: 'unexpected_response_shape', message: 'm' })
-                : new (Class as typeof ConnectionError)('m');
+                : Class === InvalidArgumentError
+                  ? new InvalidArgumentError('baseUrl', 'm')
+                  : new (Class as typeof ConnectionError)('m');
       expect(instance.name).toBe(exportName);
       expect(instance).toBeInstanceOf(LeaseholdError);
       expect(String(instance).startsWith(`${exportName}: `)).toBe(true);

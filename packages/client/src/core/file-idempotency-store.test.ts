@@ -88,7 +88,7 @@ describe('FileIdempotencyStore', () => {
 async function buildChildScript(): Promise<string> {
   const out = await tempDir('leasehold-child-');
   const here = fileURLToPath(new URL('.', import.meta.url));
-  for (const file of ['file-idempotency-store.ts', 'monotonic-clock.ts']) {
+  for (const file of ['file-idempotency-store.ts', 'monotonic-clock.ts', 'argument-checks.ts', 'invalid-argument-error.ts', 'leasehold-error.ts', 'redact.ts']) {
     const source = await readFile(join(here, file), 'utf8');
     const { outputText } = ts.transpileModule(source, {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },

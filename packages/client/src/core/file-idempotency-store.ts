@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { link, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { check, checkNumber } from './argument-checks.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import { systemWallClock, type WallClock } from './monotonic-clock.js';
 
@@ -50,6 +51,11 @@ export class FileIdempotencyStore implements IdempotencyStore {
   #lastPrune = Number.NEGATIVE_INFINITY;
 
   constructor(options: FileIdempotencyStoreOptions) {
+    const owner = 'FileIdempotencyStore';
+    check(typeof options === 'object' && options !== null, 'options', 'an object with a directory', options, owner);
+    check(typeof options.directory === 'string' && options.directory !== '', 'directory', 'a non-empty path', options.directory, owner);
+    checkNumber(options.pruneIntervalMs, 'pruneIntervalMs', 'a non-negative number of milliseconds', (n) => n >= 0, owner);
+    checkNumber(options.staleTempMs, 'staleTempMs', 'a non-negative number of milliseconds', (n) => n >= 0, owner);
     this.directory = options.directory;
     this.#clock = options.clock ?? systemWallClock;
     this.#pruneIntervalMs = options.pruneIntervalMs ?? 10 * 60_000;

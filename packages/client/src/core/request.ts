@@ -5,7 +5,9 @@ import { decodeApiError } from './decode-error.js';
 import { LeaseholdError } from './leasehold-error.js';
 import { redactingLogger, silentLogger } from './logger.js';
 import { systemMonotonicClock, systemWallClock } from './monotonic-clock.js';
-import { Redactor } from './redact.js';
+import { Redactor, SECRET_HEADER_NAMES } from './redact.js';
+import { assertSendable, check, checkNumber, isCount, isPositiveOrInfinite } from './argument-checks.js';
+import { InvalidArgumentError } from './invalid-argument-error.js';
 import { buildRequestHeaders } from './request-headers.js';
 import { isDefinitive, needsIdempotencyStore, resolveIdempotencyKey, resolveIdempotencyKeyNow } from './request-idempotency.js';
 import { DEFAULT_TIMEOUT_MS, type AttemptEvent, type LeaseholdResponse, type RequestConfig, type RequestOptions } from './request-options.js';
@@ -40,6 +42,7 @@ export async function request<T = unknown>(config: RequestConfig, options: Reque
   const logging = log !== silentLogger;
   const hooks = config.hooks;
   const pause = config.sleep ?? realSleep;
+  checkCallOptions(options);
   const { method, path, signal } = options;
   const budgetMs = Math.min(
     options.totalTimeoutMs ?? Number.POSITIVE_INFINITY,
@@ -162,7 +165,24 @@ function encodeBody(body: unknown): string | undefined {
   try {
     return JSON.stringify(body);
   } catch (cause) {
-    throw new LeaseholdError('The request body cannot be encoded as JSON.', { cause });
+    throw new InvalidArgumentError('body', `The request body cannot be encoded as JSON: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** Refuses per-call options the request cannot honour (before anything is stored or sent). */
+function checkCallOptions(options: RequestOptions): void {
+  checkNumber(options.maxRetries, 'maxRetries', 'a non-negative integer', isCount, 'request');
+  checkNumber(options.timeoutMs, 'timeoutMs', 'a positive number of milliseconds (Infinity: none)', isPositiveOrInfinite, 'request');
+  checkNumber(options.totalTimeoutMs, 'totalTimeoutMs', 'a positive number of milliseconds (Infinity: none)', isPositiveOrInfinite, 'request');
+  if (options.operationId !== undefined) check(typeof options.operationId === 'string' && options.operationId !== '', 'operationId', 'a non-empty string', options.operationId, 'request');
+  const signal = options.signal as unknown;
+  if (signal !== undefined) {
+    check(typeof signal === 'object' && signal !== null && typeof (signal as AbortSignal).addEventListener === 'function', 'signal', 'an AbortSignal', signal, 'request');
+  }
+  if (options.headers) {
+    for (const [name, value] of Object.entries(options.headers)) {
+      if (value !== undefined) assertSendable(value, `header ${name}`, 'header', { secret: SECRET_HEADER_NAMES.has(name.toLowerCase()) });
+    }
   }
 }
 

@@ -1,3 +1,4 @@
+import { check } from '../core/argument-checks.js';
 import { LeaseLostError, type LeaseLostReason } from '../core/errors.js';
 import type { LeaseBackend, LeaseRenewal } from './lease-backend.js';
 import {
@@ -160,6 +161,7 @@ export class Lease implements AsyncDisposable {
 
   /** Subscribes to an event; returns the unsubscribe function. */
   on<K extends keyof LeaseEvents>(event: K, listener: Listener<LeaseEvents[K]>): () => void {
+    check(typeof listener === 'function', 'listener', 'a function', listener, 'lease.on');
     this.#events ??= new TypedEmitter<LeaseEvents>(this.#onListenerError);
     return this.#events.on(event, listener);
   }

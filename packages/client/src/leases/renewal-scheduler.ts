@@ -1,5 +1,8 @@
 import { AbortError, TimeoutError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { ClientClosedError } from '../closable-transport.js';
+import { InvalidArgumentError } from '../core/invalid-argument-error.js';
+import { LeaseholdError } from '../core/leasehold-error.js';
 import { UnexpectedResponseError } from '../core/unexpected-response-error.js';
 import { AbandonedLeases, saysGone } from './abandoned-leases.js';
 import { applyHeartbeatAnswer } from './apply-heartbeat-answer.js';
@@ -67,8 +70,9 @@ export class RenewalScheduler {
 
   constructor(options: RenewalSchedulerOptions) {
     const ttl = options.ttlSeconds ?? 30;
-    if (!(ttl > 0 && Number.isFinite(ttl))) throw new RangeError('ttlSeconds must be a positive number.');
-    if (!options.holderSession) throw new TypeError('holderSession is required.');
+    if (!(ttl > 0 && Number.isFinite(ttl))) throw new InvalidArgumentError('ttlSeconds', `RenewalScheduler: ttlSeconds must be a positive number; got ${String(ttl)}.`);
+    if (!options.holderSession) throw new InvalidArgumentError('holderSession', 'RenewalScheduler: holderSession is required.');
+    if (typeof options.sendHeartbeat !== 'function') throw new InvalidArgumentError('sendHeartbeat', 'RenewalScheduler: sendHeartbeat must be a function.');
     this.#send = options.sendHeartbeat;
     this.#session = options.holderSession;
     this.#ttl = ttl;
@@ -122,18 +126,18 @@ export class RenewalScheduler {
    * receive) granted (`null`: never expires), `sentAt` when that request was sent, on {@link now}.
    */
   register(lease: Lease, grant: { durationMs: number | null; sentAt: number }): void {
-    if (this.#closing) throw new Error('RenewalScheduler is closed.');
+    if (this.#closing) throw new ClientClosedError();
     const control = lease[leaseControl];
     if (!control.active) return;
     const existing = this.#leases.get(lease.claimId);
     if (existing !== undefined && existing !== lease) {
-      throw new Error(`Another lease with claimId ${lease.claimId} is already registered.`);
+      throw new LeaseholdError(`Another lease with claimId ${lease.claimId} is already registered.`);
     }
     if (existing === undefined) {
       // The same claim adopted again (a replayed acquire): no longer abandoned.
       this.#abandoned.delete(lease.claimId);
       if (control.hooks !== undefined && control.hooks !== this.#hooks) {
-        throw new Error(`Lease ${lease.claimId} is registered with another scheduler.`);
+        throw new LeaseholdError(`Lease ${lease.claimId} is registered with another scheduler.`);
       }
       control.attach(this.#hooks);
       this.#leases.add(lease);
