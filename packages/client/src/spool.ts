@@ -60,14 +60,22 @@ export class SpoolQueue {
 
   /**
    * Runs `handler` over the queue's messages, up to `concurrency` at a time, each under its
-   * renewed lease: acked when the handler resolves, nacked when it throws, left alone when the
-   * lease is lost (410 `stale_token`, discarded, expired: `lease.signal` aborts). An empty queue
-   * is polled every `pollIntervalMs`. Resolves once `signal` aborts (or the client closes) and
-   * the handlers in flight have finished; rejects on a receive error that retrying cannot fix
-   * (after the handlers in flight finish).
+   * renewed lease: acked when the handler resolves; when it throws, nacked with a growing delay
+   * (`backoff`: 1 s, 2 s, 4 s … up to 300 s by default) and reported to `onError` (default: a
+   * warning on the logger, else on stderr); after `maxDeliveries` failed deliveries sent to the
+   * `deadLetter` queue (idempotently) and acked, or discarded; left alone when the lease is lost
+   * (410 `stale_token`, discarded, expired: `lease.signal` aborts). An empty queue is polled
+   * every `pollIntervalMs`. Resolves once `signal` aborts (or the client closes) and the handlers
+   * in flight have finished; rejects on a receive error that retrying cannot fix (after the
+   * handlers in flight finish). Bad options throw `InvalidArgumentError` at once.
    * @example
    * const stop = new AbortController();
-   * const done = invoices.consume(async (message, { signal }) => charge(message.body, { signal }), { concurrency: 4, signal: stop.signal });
+   * const done = invoices.consume(async (message, { signal }) => charge(message.body, { signal }), {
+   *   concurrency: 4,
+   *   signal: stop.signal,
+   *   maxDeliveries: 5,
+   *   deadLetter: { queue: 'invoices-dead' },
+   * });
    * // later: stop.abort(); await done;
    */
   consume(handler: ConsumeHandler, options: ConsumeOptions = {}): Promise<void> {
