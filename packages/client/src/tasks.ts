@@ -129,9 +129,11 @@ export class Tasks {
    * key (`operationId`, default `task:${taskId}:claim`, so a worker restarted during the claim
    * replays it; the key is deleted once the claim ends, so a later `work()` claims afresh); refuse a claim with under 30 s left; PATCH `InProgress`; run `fn(ctx)` while the
    * batch heartbeat renews the claim; then complete the task (with `fn`'s value as `result`
-   * when it is JSON), which releases the claim. If `fn` throws, the claim is released (the task
-   * stays for another worker) and the error rethrown; if the claim is lost, `ctx.lease.signal`
-   * aborts and this rejects with `LeaseLostError`. Resolves with `fn`'s value.
+   * when it is JSON), which releases the claim. If `fn` throws, the failure is recorded on the
+   * task — a note with the error (`failureNote`), the status back to `Todo` or `Blocked`
+   * (`failureStatus`, default `Todo`) — the claim is released, and the error rethrown; if the
+   * claim is lost, `ctx.lease.signal` aborts and this rejects with `LeaseLostError` (nothing can
+   * be recorded without the claim). Resolves with `fn`'s value.
    * @example
    * const pages = await lh.tasks.work(42, async (ctx) => {
    *   await ctx.addNote('Draft prepared.');
