@@ -116,7 +116,7 @@ const CASES: Case[] = [
       ['nextCursor a number', setField('nextCursor', 5)],
     ],
     prepare: async (lh) => ({ lease: await run(lh).claim(`listed/${randomUUID()}`).acquire() }),
-    call: (lh) => lh.space(SPACE).claims.list(),
+    call: async (lh) => lh.space(SPACE).claims.list().firstPage(),
   },
   {
     name: 'space lease renew',
@@ -172,7 +172,7 @@ const CASES: Case[] = [
       ['expiresUtc missing', setField('expiresUtc', undefined)],
       ['no ETag', withoutHeader('etag')],
     ],
-    prepare: async (lh) => lh.tasks.create({ title: 't' }),
+    prepare: async (lh) => ({ ...(await lh.tasks.create({ title: 't' })) }),
     call: (lh, { task, etag }) => lh.tasks.claim((task as { id: number }).id, { etag: etag as string }),
   },
   {
@@ -180,7 +180,7 @@ const CASES: Case[] = [
     method: 'POST',
     path: /\/notes$/,
     fields: [['no ETag', withoutHeader('etag')]],
-    prepare: async (lh) => lh.tasks.create({ title: 't' }),
+    prepare: async (lh) => ({ ...(await lh.tasks.create({ title: 't' })) }),
     call: (lh, { task, etag }) => lh.tasks.addNote((task as { id: number }).id, 'n', { etag: etag as string }),
   },
   {

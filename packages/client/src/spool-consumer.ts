@@ -1,5 +1,6 @@
 import type { ClientRuntime } from './client-runtime.js';
 import { AbortError } from './core/connection-errors.js';
+import { LeaseholdError } from './core/leasehold-error.js';
 import { isRetryableError } from './core/retry-policy.js';
 import { sleep } from './core/sleep.js';
 import { deadLetterKey, resolveConsumeOptions, type ConsumeFailure, type ConsumeHandler, type ConsumeOptions, type ResolvedConsumeOptions } from './consume-options.js';
@@ -65,7 +66,7 @@ class Delivery {
     const { message } = lease;
     if (message.deliveryCount > this.options.maxDeliveries) {
       // Delivered more often than allowed without a recorded failure: its handler crashed the process.
-      const error = new Error(`Message ${message.id} was delivered ${message.deliveryCount} times (more than maxDeliveries ${this.options.maxDeliveries}) without being settled.`);
+      const error = new LeaseholdError(`Message ${message.id} was delivered ${message.deliveryCount} times (more than maxDeliveries ${this.options.maxDeliveries}) without being settled.`);
       return this.#giveUp(lease, error);
     }
     try {

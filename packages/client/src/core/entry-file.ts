@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
+import { LeaseholdError } from './leasehold-error.js';
 
 /** What one entry file of a `FileIdempotencyStore` holds. */
 export interface Entry {
@@ -117,6 +118,6 @@ async function readUnreadable(path: string, attempt: number): Promise<Snapshot> 
     denied = DENIED.has(codeOf(error));
   }
   if (denied && (await identity()) === before) return { kind: 'unreadable', version: before };
-  if (attempt >= 8) throw new Error(`The idempotency entry ${path} keeps changing while it is read.`);
+  if (attempt >= 8) throw new LeaseholdError(`The idempotency entry ${path} keeps changing while it is read.`);
   return readSnapshot(path, attempt + 1);
 }
