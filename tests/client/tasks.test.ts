@@ -118,6 +118,20 @@ describe.each(MODES)('tasks (%s)', (mode) => {
     expect((await lh.tasks.get(task.id)).task).toMatchObject({ claim: null, status: 'Todo', notes: [] });
   });
 
+  it('work: a write after the claim ran out and another worker completed the task rejects with LeaseLostError, not 422, and records nothing', async () => {
+    const { task } = await lh.tasks.create({ title: 'overtaken' });
+    const other = h.client();
+    const outcome = lh.tasks.work(task.id, async (ctx) => {
+      // The server takes the claim away (a stall or clock jump outran it) and another worker finishes the task.
+      expect(h.server.control.loseLease(ctx.lease.claimId)).toBe(1);
+      await other.tasks.work(task.id, () => 'theirs');
+      await ctx.update({ title: 'mine' });
+      return 'mine';
+    });
+    await expect(outcome).rejects.toMatchObject({ name: 'LeaseLostError', reason: 'lost' });
+    expect((await other.tasks.get(task.id)).task).toMatchObject({ status: 'Done', result: 'theirs', title: 'overtaken', notes: [] });
+  });
+
   it('work: bad options are refused before anything is sent', async () => {
     const before = h.seen.length;
     await expect(lh.tasks.work(1, () => 1, { failureStatus: 'Done' as 'Todo' })).rejects.toMatchObject({ name: 'InvalidArgumentError', param: 'failureStatus' });

@@ -1,5 +1,6 @@
 import type { ClientRuntime } from './client-runtime.js';
-import { PreconditionFailedError } from './core/api-error.js';
+import { ApiError, PreconditionFailedError } from './core/api-error.js';
+import { LeaseLostError } from './core/lease-lost-error.js';
 import { check, checkFunction, checkNumber } from './core/argument-checks.js';
 import type { CallOptions } from './resources/call-options.js';
 import { lossOf, runUnderLease } from './run-under-lease.js';
@@ -101,14 +102,33 @@ class WorkContext implements TaskWorkContext {
     }
   }
 
-  /** Refuses to write with a lost claim; a write answered "claim gone" loses the lease and throws its loss. */
+  /**
+   * Refuses to write with a lost claim; a write answered "claim gone" loses the lease and throws
+   * its loss. So does any other refusal (4xx) when a fresh read shows the claim is no longer
+   * ours — the task was completed (a Done task has no claim: its writes answer 422) or claimed
+   * by another worker, e.g. after a stall or a server clock jump outran the claim.
+   */
   async #guarded<R>(write: () => Promise<R>): Promise<R> {
     this.lease.throwIfLost();
     try {
       return await write();
     } catch (error) {
       if (this.lease.reportError(error)) throw this.lease.error;
+      if (error instanceof ApiError && error.status >= 400 && error.status < 500 && (await this.#claimGone())) {
+        this.lease.reportError(new LeaseLostError('lost', this.lease.claimId, { message: `Task ${this.task.id} is Done or claimed by another worker: this claim is gone.`, cause: error }));
+        throw this.lease.error ?? error;
+      }
       throw error;
+    }
+  }
+
+  /** Whether a fresh read shows the task Done or claimed under another claim. */
+  async #claimGone(): Promise<boolean> {
+    try {
+      const { task } = await this.#tasks.get(this.task.id);
+      return task.status === 'Done' || task.claim?.claimId !== this.lease.claimId;
+    } catch {
+      return false;
     }
   }
 }
