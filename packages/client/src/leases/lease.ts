@@ -1,6 +1,7 @@
 import { check } from '../core/argument-checks.js';
 import { LeaseLostError, type LeaseLostReason } from '../core/errors.js';
 import type { LeaseBackend, LeaseRenewal } from './lease-backend.js';
+import { checkedSignal } from './checked-signal.js';
 import {
   leaseControl,
   type LeaseControl,
@@ -382,41 +383,3 @@ export class Lease implements AsyncDisposable {
   };
 }
 
-const nativeAborted = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')?.get;
-const nativeReason = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'reason')?.get;
-const nativeThrowIfAborted = AbortSignal.prototype.throwIfAborted;
-/** The lease control a checked signal consults before answering. */
-const signalCheck = Symbol('leasehold.signalCheck');
-
-/** The shared accessors installed on every lease signal (one set of functions for all leases). */
-const checkedAccessors: PropertyDescriptorMap = {
-  aborted: {
-    get(this: AbortSignal & { [signalCheck]?: LeaseControl }): boolean {
-      this[signalCheck]?.checkDeadline();
-      return nativeAborted?.call(this) as boolean;
-    },
-    configurable: true,
-  },
-  reason: {
-    get(this: AbortSignal & { [signalCheck]?: LeaseControl }): unknown {
-      this[signalCheck]?.checkDeadline();
-      return nativeReason?.call(this);
-    },
-    configurable: true,
-  },
-  throwIfAborted: {
-    value(this: AbortSignal & { [signalCheck]?: LeaseControl }): void {
-      this[signalCheck]?.checkDeadline();
-      nativeThrowIfAborted.call(this);
-    },
-    configurable: true,
-    writable: true,
-  },
-};
-
-/** Makes a lease's signal check the lease's local deadline whenever it is read. */
-function checkedSignal(signal: AbortSignal, control: LeaseControl): void {
-  if (nativeAborted === undefined || nativeReason === undefined) return;
-  Object.defineProperty(signal, signalCheck, { value: control });
-  Object.defineProperties(signal, checkedAccessors);
-}
