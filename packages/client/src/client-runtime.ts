@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { ClientClosedError } from './closable-transport.js';
 import { AbortError } from './core/connection-errors.js';
 import type { Logger } from './core/logger.js';
@@ -79,6 +80,8 @@ export class ClientRuntime {
     this.tasks = new TasksResource(this.config);
     this.spools = new SpoolsResource(this.config);
     this.heartbeat = new HeartbeatResource(this.config);
+    // Every pending acquire, grant flight and consumer listens to the close signal: no listener cap.
+    setMaxListeners(0, this.#closer.signal);
     this.grants = new GrantFlights({ closeSignal: this.#closer.signal, log: this.log });
     this.scheduler(this.session);
   }
