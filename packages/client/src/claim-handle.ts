@@ -61,8 +61,8 @@ export class ClaimHandle {
    * Acquires (waiting its turn), runs `fn(lease)` while the batch heartbeat renews the lease,
    * then releases it — also when `fn` throws — and returns `fn`'s value. If the lease is lost
    * first, `lease.signal` aborts and this rejects with `LeaseLostError` (unless `fn` already
-   * returned). A failed release after success is logged, not thrown: the client releases the
-   * lease once a heartbeat answer lists it again (else it expires).
+   * returned). A failed release after success is logged, not thrown: the client retries the
+   * release after its next heartbeat answer (no heartbeat names it, so it expires at worst).
    * @example
    * await claim.run(async (lease) => { await copy({ signal: lease.signal }); });
    */

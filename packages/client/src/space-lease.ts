@@ -121,7 +121,7 @@ class SpaceLeaseBackend implements LeaseBackend {
     }
   }
 
-  /** One release attempt (no retries) of a lease this client gave up on while the server still lists it. */
+  /** One release attempt (no retries) of a lease this client gave up on (the scheduler retries it after each heartbeat answer). */
   async releaseAbandoned(): Promise<void> {
     await this.#runtime.claims.release(this.#spaceId, this.#key, { token: this.#token }, { maxRetries: 0 });
   }

@@ -135,7 +135,7 @@ export class SpoolLeaseBackend implements LeaseBackend {
     void this.#runtime.forgetOperation(this.#operationId);
   }
 
-  /** One settle attempt (no retries) of a lease this client gave up on while the server still lists it. */
+  /** One settle attempt (no retries) of a lease this client gave up on (the scheduler retries it after each heartbeat answer). */
   async releaseAbandoned(): Promise<void> {
     await this.#settle({ maxRetries: 0 });
   }

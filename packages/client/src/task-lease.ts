@@ -112,7 +112,7 @@ export class TaskLeaseBackend implements LeaseBackend {
     }
   }
 
-  /** One release attempt (no retries) of a claim this client gave up on while the server still lists it. */
+  /** One release attempt (no retries) of a claim this client gave up on (the scheduler retries it after each heartbeat answer). */
   async releaseAbandoned(): Promise<void> {
     if (this.settled) return;
     const options: CallOptions = { maxRetries: 0 };

@@ -149,7 +149,7 @@ export async function workOnTask<T>(
     try {
       await lease.release();
     } catch (error) {
-      runtime.log.warn('Releasing the task claim failed; it is released once a heartbeat answer lists it again, else it expires.', { taskId, error: String(error) });
+      runtime.log.warn('Releasing the task claim failed; it is retried after the next heartbeat answer; no heartbeat names it, so it expires at worst.', { taskId, error: String(error) });
     }
   };
 

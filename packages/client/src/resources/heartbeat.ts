@@ -3,7 +3,7 @@ import type { HeartbeatRequest, HeartbeatResponse } from '../wire-types.js';
 import type { CallOptions } from './call-options.js';
 import { heartbeatAnswer } from './answer-shapes.js';
 
-/** `POST /v1/claims/heartbeat`: one request renews every lease of the credential (or of one session). */
+/** `POST /v1/claims/heartbeat`: one request renews every lease of the credential (or of one session, or exactly the `claimIds` named). */
 export class HeartbeatResource {
   readonly #config: RequestConfig;
 
