@@ -13,6 +13,7 @@ export const claimHandlers: Record<string, Handler> = {
         credential: callerOf(ctx),
         ttl: body.ttl,
         claimId: body.claimId,
+        claimIds: body.claimIds,
         holderSession: body.holderSession,
         details: body.details,
       }),
