@@ -12,6 +12,7 @@ export default defineConfig({
       { find: /^@leasehold\/server$/, replacement: source('./packages/server/src/index.ts') },
       { find: /^@leasehold\/msw$/, replacement: source('./packages/msw/src/index.ts') },
       { find: /^@leasehold\/msw\/dispatcher$/, replacement: source('./packages/msw/src/dispatcher.ts') },
+      { find: /^@leasehold\/protocol$/, replacement: source('./packages/protocol/src/index.ts') },
     ],
   },
   test: {

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Regenerates every build output of the spec: the bundled document, TypeScript types for client,
-// server and msw, and the server's zod validators. With --check, generates into a scratch
-// directory and fails when anything differs from what is committed.
+// Regenerates every build output of the spec: the bundled document; into @leasehold/protocol (the
+// one owner of the wire rules client, server and msw share) the TypeScript types, the operation
+// metadata and the error-code catalogue; the server's embedded document and zod validators.
+// With --check, generates into a scratch directory and fails when anything differs from what is
+// committed.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -103,13 +105,61 @@ function errorCatalogue(document) {
   const table = (name, type, value) => `export const ${name} = ${JSON.stringify(value, null, 2)} as const satisfies ${type};\n`;
   const module =
     header('the ErrorCode and ErrorType catalogue') +
-    '/** Every error code of the API and the HTTP status it answers with (`ErrorCode` in the spec). */\n' +
+    '/** Every error code of the API: the HTTP status it answers with and what it means (`ErrorCode` `x-error-catalogue` in the spec). */\n' +
+    table(
+      'errorCatalogue',
+      'Record<string, { readonly status: number; readonly description: string }>',
+      Object.fromEntries(codes.map((code) => [code, { status: entries[code].status, description: entries[code].description.trim().replace(/\s+/g, ' ') }])),
+    ) +
+    '\n/** Every error code of the API and the HTTP status it answers with (`ErrorCode` in the spec). */\n' +
     table('errorStatusByCode', 'Record<string, number>', Object.fromEntries(codes.map((code) => [code, entries[code].status]))) +
     '\n/** A machine-readable error code (the envelope\'s `code`). */\n' +
     'export type ErrorCode = keyof typeof errorStatusByCode;\n' +
     '\n/** The envelope `type` of each error status (`ErrorType` `x-type-by-status` in the spec). */\n' +
     table('errorTypeByStatus', 'Record<number, string>', Object.fromEntries(Object.entries(typeByStatus).map(([status, type]) => [Number(status), type])));
   return { markdown, module };
+}
+
+/**
+ * The operation metadata every package reads instead of regexes and hand lists: per operationId
+ * its method, path template, path/query/header parameters (with which are integers and which are
+ * required), permission (`x-permission`), body (required, optional, none), whether it takes an
+ * `Idempotency-Key` (required, optional, none), and whether it is a test control (`/_control`).
+ */
+function operationMetadata(document) {
+  const resolve = (node) => {
+    let at = node;
+    while (at && typeof at.$ref === 'string') at = at.$ref.replace(/^#\//, '').split('/').reduce((value, part) => value[part], document);
+    return at;
+  };
+  const isInteger = (schema) => resolve(schema)?.type === 'integer';
+  const operations = {};
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      const parameters = (operation.parameters ?? []).map(resolve);
+      const of = (where) => parameters.filter((p) => p.in === where);
+      const idempotency = of('header').find((p) => p.name === 'Idempotency-Key');
+      const body = operation.requestBody === undefined ? 'none' : resolve(operation.requestBody).required ? 'required' : 'optional';
+      if (operations[operation.operationId]) throw new Error(`spec: operationId ${operation.operationId} is used twice`);
+      operations[operation.operationId] = {
+        method: method.toUpperCase(),
+        path,
+        pathParams: of('path').map((p) => ({ name: p.name, integer: isInteger(p.schema) })),
+        queryParams: of('query').map((p) => ({ name: p.name, integer: isInteger(p.schema), required: p.required === true })),
+        headerParams: of('header').map((p) => ({ name: p.name, required: p.required === true })),
+        permission: operation['x-permission'] ?? null,
+        body,
+        idempotencyKey: idempotency === undefined ? 'none' : idempotency.required ? 'required' : 'optional',
+        control: path.startsWith('/_control'),
+      };
+    }
+  }
+  return (
+    header('the operation metadata') +
+    "import type { OperationMeta } from '../operation-meta.js';\n\n" +
+    '/** Every operation of the API by operationId, in document order (`/_control` test operations last). */\n' +
+    `export const operationMetadata = ${JSON.stringify(operations, null, 2)} as const satisfies Record<string, OperationMeta>;\n`
+  );
 }
 
 const MARKER = '<!-- error-code-catalogue -->';
@@ -125,15 +175,28 @@ const zod = await generateZod(bundlePath);
 
 const outputs = {
   'spec/dist/openapi.json': bundle,
+  'packages/protocol/src/generated/openapi.ts': types,
+  'packages/protocol/src/generated/operations.ts': operationMetadata(bundled),
+  'packages/protocol/src/generated/error-codes.ts': catalogue.module,
+  // The client's own copy until the client switches to @leasehold/protocol (then this line goes).
   'packages/client/src/generated/openapi.ts': types,
-  'packages/server/src/generated/openapi.ts': types,
   'packages/server/src/generated/zod.ts': zod,
   'packages/server/src/generated/openapi-document.ts': documentModule(bundle),
-  'packages/server/src/generated/error-codes.ts': catalogue.module,
-  'packages/msw/src/generated/openapi.ts': types,
 };
 
+/** Outputs that moved into @leasehold/protocol: a copy left behind is stale. */
+const obsolete = ['packages/server/src/generated/openapi.ts', 'packages/server/src/generated/error-codes.ts', 'packages/msw/src/generated/openapi.ts'];
+
 let stale = [];
+for (const file of obsolete) {
+  const target = join(root, file);
+  if (!existsSync(target)) continue;
+  if (check) stale.push(`${file} (moved to packages/protocol: delete it)`);
+  else {
+    rmSync(target);
+    console.log(`removed ${file}`);
+  }
+}
 for (const [file, content] of Object.entries(outputs)) {
   const target = join(root, file);
   const current = existsSync(target) ? readFileSync(target, 'utf8') : undefined;

@@ -4,7 +4,11 @@ export default defineConfig({
   entry: ['src/index.ts', 'src/cli.ts'],
   format: ['esm'],
   // Types for the library entry only: the CLI (the `leasehold-server` bin) is not imported.
-  dts: { entry: 'src/index.ts' },
+  // Its declaration types are inlined: resolved to its sources (not through node_modules, which
+  // the declaration bundler would keep external).
+  dts: { entry: 'src/index.ts', compilerOptions: { paths: { '@leasehold/protocol': ['../protocol/src/index.ts'] } } },
+  // @leasehold/protocol is private (never published): its code and types are bundled in.
+  noExternal: ['@leasehold/protocol'],
   // The published bundle is plain, unminified ESM; no source maps (they would point at sources that do not ship).
   sourcemap: false,
   clean: true,

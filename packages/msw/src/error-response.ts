@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { errorEnvelope, type ErrorCode, type ErrorEnvelope } from '@leasehold/server';
+import { errorEnvelope, type ErrorCode, type ErrorEnvelope } from '@leasehold/protocol';
 import { HttpResponse } from 'msw';
 
 /** The error envelope of every 4xx/5xx answer (canonical members, `kind` and `error`). */

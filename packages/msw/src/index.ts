@@ -16,7 +16,7 @@ export {
 } from './scenario.js';
 export type { LeaseKind } from './lease-watch.js';
 export type { LeaseholdOperationId } from './operation-id.js';
-export type { Duration } from './duration.js';
+export type { Duration } from '@leasehold/protocol';
 /** Typed one-off overrides, inferred from the spec. */
 export {
   createLeaseholdHttp,
@@ -37,4 +37,4 @@ export { leaseholdError, type LeaseholdErrorEnvelope, type LeaseholdErrorOptions
 /** The reference server's types, re-exported so tests need no direct dependency on it. */
 export type { Fault, FaultRule, LeaseholdServer, LeaseholdServerOptions } from '@leasehold/server';
 /** Wire types of the Leasehold API. */
-export type { paths, components, operations } from './generated/openapi.js';
+export type { paths, components, operations } from '@leasehold/protocol';

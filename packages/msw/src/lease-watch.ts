@@ -1,7 +1,8 @@
-import type { LeaseholdServer } from '@leasehold/server';
+import { leaseGrants, type LeaseKind } from '@leasehold/protocol';
+import { operationAt, type LeaseholdServer } from '@leasehold/server';
 
-/** The three kinds of lease the API grants. */
-export type LeaseKind = 'space' | 'task' | 'spool';
+/** The kinds of lease the API grants (owned by `@leasehold/protocol`). */
+export type { LeaseKind } from '@leasehold/protocol';
 
 /** One answer as an adapter saw it, with the path relative to the base URL. */
 export interface ObservedAnswer {
@@ -20,18 +21,15 @@ interface Waiter {
   resolve: (claimId: string) => void;
 }
 
-const grantRoutes: ReadonlyArray<{ kind: LeaseKind; status: number; pattern: RegExp }> = [
-  { kind: 'space', status: 201, pattern: /^\/v1\/spaces\/[^/]+\/claims$/ },
-  { kind: 'task', status: 200, pattern: /^\/v1\/tasks\/[^/]+\/claim$/ },
-  { kind: 'spool', status: 200, pattern: /^\/v1\/spools\/[^/]+\/queues\/[^/]+\/receive$/ },
-];
-
-/** The kind of lease an answer granted, if it is a fresh grant (not a replay, not queued). */
+/**
+ * The kind of lease an answer granted, if it is a fresh grant (not a replay, not queued): the
+ * server's router names the operation, `leaseGrants` says what it grants.
+ */
 export function grantKindOf(answer: Pick<ObservedAnswer, 'method' | 'path' | 'status' | 'replayed'>): LeaseKind | undefined {
-  if (answer.method !== 'POST' || answer.replayed) return undefined;
-  const queryAt = answer.path.indexOf('?');
-  const path = queryAt === -1 ? answer.path : answer.path.slice(0, queryAt);
-  return grantRoutes.find((route) => route.status === answer.status && route.pattern.test(path))?.kind;
+  if (answer.replayed) return undefined;
+  const operationId = operationAt(answer.method, answer.path);
+  const grant = operationId === undefined ? undefined : leaseGrants[operationId];
+  return grant !== undefined && grant.status === answer.status ? grant.kind : undefined;
 }
 
 /**

@@ -1,17 +1,4 @@
-import type { operations } from './generated/openapi.js';
+import type { ApiOperationId } from '@leasehold/protocol';
 
-/** The test-control operations under `/_control`, which faults never hit. */
-type ControlOperationId =
-  | 'getControlClock'
-  | 'advanceControlClock'
-  | 'injectControlFault'
-  | 'clearControlFaults'
-  | 'cancelControlScope'
-  | 'discardControlMessage'
-  | 'simulatePrimaryChange'
-  | 'updateControlAccount'
-  | 'updateControlCredential'
-  | 'loseControlLease';
-
-/** An operationId of the Leasehold API (`heartbeatClaims`, `acquireSpaceClaim`, ...). */
-export type LeaseholdOperationId = Exclude<keyof operations, ControlOperationId>;
+/** An operationId of the Leasehold API (`heartbeatClaims`, `acquireSpaceClaim`, ...); the `/_control` operations, which faults never hit, are left out. */
+export type LeaseholdOperationId = ApiOperationId;

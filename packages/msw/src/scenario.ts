@@ -1,5 +1,5 @@
 import type { Fault, FaultRule, LeaseholdServer } from '@leasehold/server';
-import { durationMs, type Duration } from './duration.js';
+import { durationMs, type Duration } from '@leasehold/protocol';
 import { leaseWatchOf, type LeaseKind } from './lease-watch.js';
 import type { LeaseholdOperationId } from './operation-id.js';
 

@@ -3,7 +3,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { createLeaseholdHandlers } from './create-handlers.js';
 import { leaseholdError } from './error-response.js';
-import type { components } from './generated/openapi.js';
+import type { components } from '@leasehold/protocol';
 import { acquire, call, heartbeat, SPACE } from './test-kit.js';
 import {
   createLeaseholdHttp,

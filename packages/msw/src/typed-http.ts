@@ -1,6 +1,6 @@
 import { http, type DefaultBodyType, type HttpHandler, type HttpResponseResolver, type RequestHandlerOptions } from 'msw';
 import { parseBaseUrl } from './base-url.js';
-import type { paths } from './generated/openapi.js';
+import type { paths } from '@leasehold/protocol';
 
 /** The HTTP methods the Leasehold API uses, as keys of the generated `paths`. */
 export type LeaseholdMethod = 'get' | 'put' | 'post' | 'patch' | 'delete';

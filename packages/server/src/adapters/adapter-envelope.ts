@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ErrorCode } from '../engine/index.js';
-import { errorEnvelope } from '../http/error-envelope.js';
+import { errorEnvelope } from '@leasehold/protocol';
 
 /**
  * An error answer an adapter writes itself, where the pipeline never ran (Node's parser refused

@@ -3,7 +3,7 @@ import { createLeaseholdServer } from '../leasehold-server.js';
 import { loadKeysFile } from '../keys-file.js';
 import { createDocsHtmlLoader } from './docs-html.js';
 import { DEFAULT_KEYS, type KeyConfig } from '../engine/index.js';
-import { DEFAULT_BASE_PATHS } from '../http/mounts.js';
+import { DEFAULT_BASE_PATHS } from '@leasehold/protocol';
 
 const USAGE = `Usage: leasehold-server [options]
 

@@ -1,14 +1,11 @@
-import { errorStatusByCode, errorTypeByStatus as generatedTypeByStatus, type ErrorCode } from '../generated/error-codes.js';
+import { errorStatusByCode, errorTypeByStatus, type ErrorCode } from '@leasehold/protocol';
 
 /**
  * Every machine-readable error code of the Leasehold API mapped to its HTTP status, and the
- * envelope `type` of each status: both generated from the spec's `ErrorCode` catalogue and
- * `ErrorType` (so the engine, the HTTP layer and the API reference's catalogue agree).
+ * envelope `type` of each status: owned by `@leasehold/protocol` (generated from the spec's
+ * `ErrorCode` catalogue and `ErrorType`), re-exported for the engine's callers.
  */
-export { errorStatusByCode, type ErrorCode };
-
-/** The envelope `type` of an error, by HTTP status (`invalid_request_error` covers 400/405/413/415/422/428/431). */
-export const errorTypeByStatus: Readonly<Record<number, string>> = generatedTypeByStatus;
+export { errorStatusByCode, errorTypeByStatus, type ErrorCode };
 
 /**
  * The one error the engine throws: a code from the envelope's list, a message that never

@@ -1,5 +1,5 @@
 import type { Engine } from '../engine/index.js';
-import type { ErrorFields } from './error-envelope.js';
+import type { ErrorFields } from '@leasehold/protocol';
 
 /**
  * An answer before `finish` stamps it: a success (with its serialized body), or an error whose

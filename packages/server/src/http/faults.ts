@@ -1,4 +1,4 @@
-import type { components } from '../generated/openapi.js';
+import type { components } from '@leasehold/protocol';
 
 /** A fault rule as the spec's `FaultRule` schema describes it. */
 export type FaultRule = components['schemas']['FaultRule'];

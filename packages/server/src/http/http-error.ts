@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../engine/index.js';
-import type { ErrorDetail, ErrorFields } from './error-envelope.js';
+import type { ErrorDetail, ErrorFields } from '@leasehold/protocol';
 
-export type { ErrorDetail } from './error-envelope.js';
+export type { ErrorDetail } from '@leasehold/protocol';
 
 /** An error a handler throws to answer with the canonical envelope. */
 export class HttpError extends Error {

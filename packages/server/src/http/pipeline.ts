@@ -1,11 +1,10 @@
 import { EngineError, errorStatusByCode, normalizeIdempotencyKey, type Credential, type Engine, type Permission } from '../engine/index.js';
 import { DROPPED, JSON_CONTENT_TYPE, JSON_HEADERS, NO_HEADERS, settle, type StoredAnswer } from './answer.js';
 import { parseJsonBody } from './body.js';
-import { errorEnvelope, type ErrorFields } from './error-envelope.js';
+import { errorEnvelope, Mounts, type ErrorFields } from '@leasehold/protocol';
 import type { FaultAction, FaultInjector } from './faults.js';
 import type { Handler, HandlerContext, HandlerResult } from './handler.js';
 import { HttpError } from './http-error.js';
-import { Mounts } from './mounts.js';
 import type { PlainRequest, PlainResponse } from './plain.js';
 import { nextRequestId } from './request-id.js';
 import { faultCode, fingerprintOf, originFormOf } from './request-parts.js';
@@ -188,7 +187,7 @@ export class Pipeline {
     const context: HandlerContext = { engine: this.options.engine, credential, input, session: headers['leasehold-session'] };
 
     const rawKey = headers['idempotency-key'];
-    if (credential === undefined || rawKey === undefined || !route.headerParams.includes('Idempotency-Key')) {
+    if (credential === undefined || rawKey === undefined || !route.takesIdempotencyKey) {
       const answer = this.answer(handler, context);
       return latencyMs > 0 ? this.sleep(latencyMs).then(() => answer) : answer;
     }

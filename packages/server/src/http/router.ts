@@ -1,3 +1,4 @@
+import type { OperationId } from '@leasehold/protocol';
 import { HttpError } from './http-error.js';
 import { routeSpecs, type RouteSpec } from './routes.js';
 
@@ -91,4 +92,21 @@ function decodeSegment(segment: string, name: string): string {
 
 function truncate(text: string): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+const specRouter = new Router();
+
+/**
+ * The operation a request names (`method` and the API path under its mount, query allowed), or
+ * `undefined` when it names none — the server's own routing, for adapters (the MSW lease watch).
+ * @example
+ * operationAt('POST', '/v1/tasks/42/claim'); // 'claimTask'
+ */
+export function operationAt(method: string, path: string): OperationId | undefined {
+  const queryAt = path.indexOf('?');
+  try {
+    return specRouter.match(method.toUpperCase(), queryAt === -1 ? path : path.slice(0, queryAt)).route.operationId;
+  } catch {
+    return undefined;
+  }
 }

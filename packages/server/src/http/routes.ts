@@ -1,8 +1,8 @@
-import { openapiDocument } from '../generated/openapi-document.js';
+import { operationList, type OperationId } from '@leasehold/protocol';
 
-/** What the router knows about one operation, read from the bundled spec. */
+/** What the router knows about one operation: the generated operation metadata, in the shape routing reads. */
 export interface RouteSpec {
-  operationId: string;
+  operationId: OperationId;
   method: string;
   template: string;
   segments: string[];
@@ -14,41 +14,20 @@ export interface RouteSpec {
   /** Header parameters the operation declares, in the spec's spelling. */
   headerParams: string[];
   hasBody: boolean;
+  /** Whether the operation takes an `Idempotency-Key` (required or optional). */
+  takesIdempotencyKey: boolean;
 }
 
-type Json = Record<string, unknown>;
-
-function resolve(value: unknown): Json {
-  let node = value as Json;
-  while (node && typeof node.$ref === 'string') {
-    node = (node.$ref as string)
-      .replace(/^#\//, '')
-      .split('/')
-      .reduce<Json>((at, part) => at[part] as Json, openapiDocument as Json);
-  }
-  return node;
-}
-
-function isIntegerSchema(schema: unknown): boolean {
-  return resolve(schema).type === 'integer';
-}
-
-/** Every operation of the spec, in document order. */
-export const routeSpecs: RouteSpec[] = Object.entries(openapiDocument.paths).flatMap(([template, item]) =>
-  Object.entries(item).map(([method, operation]) => {
-    const parameters = ((operation.parameters as unknown[]) ?? []).map(resolve);
-    return {
-      operationId: operation.operationId,
-      method: method.toUpperCase(),
-      template,
-      segments: template.split('/').slice(1),
-      permission: operation['x-permission'] as string | undefined,
-      isControl: template.startsWith('/_control'),
-      integerParams: new Set(
-        parameters.filter((p) => p.in !== 'header' && isIntegerSchema(p.schema)).map((p) => p.name as string),
-      ),
-      headerParams: parameters.filter((p) => p.in === 'header').map((p) => p.name as string),
-      hasBody: operation.requestBody !== undefined,
-    };
-  }),
-);
+/** Every operation of the spec, in document order (from `@leasehold/protocol`'s generated metadata). */
+export const routeSpecs: RouteSpec[] = operationList.map((op) => ({
+  operationId: op.operationId,
+  method: op.method,
+  template: op.path,
+  segments: op.path.split('/').slice(1),
+  permission: op.permission ?? undefined,
+  isControl: op.control,
+  integerParams: new Set([...op.pathParams, ...op.queryParams].filter((p) => p.integer === true).map((p) => p.name)),
+  headerParams: op.headerParams.map((p) => p.name),
+  hasBody: op.body !== 'none',
+  takesIdempotencyKey: op.idempotencyKey !== 'none',
+}));

@@ -1,4 +1,4 @@
-import type { components } from '../../generated/openapi.js';
+import type { components } from '@leasehold/protocol';
 import { callerOf, type Handler } from '../handler.js';
 
 type Schemas = components['schemas'];

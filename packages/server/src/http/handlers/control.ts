@@ -1,4 +1,4 @@
-import type { components } from '../../generated/openapi.js';
+import type { components } from '@leasehold/protocol';
 import type { ServerControl } from '../../control.js';
 import type { Handler } from '../handler.js';
 

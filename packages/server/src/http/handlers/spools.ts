@@ -1,4 +1,4 @@
-import type { components } from '../../generated/openapi.js';
+import type { components } from '@leasehold/protocol';
 import { toUtc } from '../../engine/index.js';
 import { callerOf, type Handler, type HandlerContext } from '../handler.js';
 

@@ -1,5 +1,5 @@
-import { errorTypeByStatus, type ErrorCode } from '../engine/index.js';
-import type { components } from '../generated/openapi.js';
+import { errorTypeOf, type ErrorCode } from './error-codes.js';
+import type { components } from './generated/openapi.js';
 
 /** The error body every 4xx/5xx answer carries (the spec's `ErrorEnvelope`). */
 export type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
@@ -34,11 +34,6 @@ export function errorDocAnchor(code: string): string {
   return `section/${code}`;
 }
 
-/** The envelope `type` of a status: the spec's table, else by family. */
-export function errorTypeOf(status: number): ErrorEnvelope['type'] {
-  return (errorTypeByStatus[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error')) as ErrorEnvelope['type'];
-}
-
 /**
  * The one builder of error bodies, used by the reference server, its adapters and the MSW
  * helpers: the canonical members (`type, code, param, message, doc_url, request_id`, and
@@ -49,7 +44,7 @@ export function errorTypeOf(status: number): ErrorEnvelope['type'] {
  */
 export function errorEnvelope(fields: ErrorFields, context: EnvelopeContext): ErrorEnvelope {
   const { code, param, message, errors } = fields;
-  const envelope: ErrorEnvelope = { type: errorTypeOf(fields.status) } as ErrorEnvelope;
+  const envelope = { type: errorTypeOf(fields.status) } as ErrorEnvelope;
   if (code !== undefined) envelope.code = code;
   if (param !== undefined) envelope.param = param;
   envelope.message = message;
