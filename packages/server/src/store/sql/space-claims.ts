@@ -122,29 +122,11 @@ export function sqlSpaceClaims(unit: UnitContext): ClaimOperations {
       const leaseSeconds = requireInt(params.leaseSeconds, SPACE_LEASE_MIN_SECONDS, SPACE_LEASE_MAX_SECONDS, 'leaseSeconds', 30);
       const target = tokenTarget(params);
       if (target === undefined) throw notHeld();
-      // One statement: extend when the token holds the key now; else the row tells why not.
-      const { rows } = await tx.query<ClaimRow & TokenRow & { now: number; renewed: boolean; new_expires_at: number | null }>(
-        `WITH c AS (SELECT leasehold.now_ms() AS now),
-         u AS (
-           UPDATE leasehold.leases l SET lease_seconds = $3::int, expires_at = c.now + $3::int * 1000::bigint
-             FROM c
-            WHERE l.claim_id = $1 AND l.token_hash = $2 AND l.kind = 'space' AND l.account_id = $4
-              AND l.space_id = $5 AND l.key = $6 AND l.status = 'held' AND l.expires_at > c.now
-           RETURNING l.lease_id, l.expires_at
-         )
-         SELECT l.lease_id, l.claim_id, l.kind, l.account_id, l.space_id, l.key, l.scope_id, l.holder, l.holder_session,
-                l.status, l.lost_reason, l.ended_at, l.fence, $3::int AS lease_seconds, l.expires_at, l.acquired_at, l.details,
-                k.prev_release, c.now, (u.lease_id IS NOT NULL) AS renewed, u.expires_at AS new_expires_at,
-                (SELECT count(*)::int FROM leasehold.leases q
-                  WHERE q.key_id = l.key_id AND q.kind = 'space' AND q.status = 'queued' AND q.expires_at > c.now) AS queue_depth,
-                0 AS position
-           FROM c CROSS JOIN leasehold.leases l
-           LEFT JOIN u ON u.lease_id = l.lease_id
-           LEFT JOIN leasehold.space_keys k ON k.key_id = l.key_id
-          WHERE l.claim_id = $1 AND l.token_hash = $2`,
-        [target.claimId, target.tokenHash, leaseSeconds, params.credential.accountId, target.spaceId, target.key],
-      );
-      const row = rows[0];
+      // One statement (`renew_space_claim`): extend when the token holds the key now; else the row tells why not.
+      const row = await unit.single<ClaimRow & TokenRow & { now: number; renewed: boolean; new_expires_at: number | null }>({
+        fn: 'renew_space_claim',
+        args: [target.claimId, target.tokenHash, leaseSeconds, params.credential.accountId, target.spaceId, target.key],
+      });
       if (row === undefined || !matchesTarget(row, params.credential, target, row.now)) throw notHeld();
       if (row.renewed) return claimFromRow({ ...row, status: 'held', expires_at: row.new_expires_at as number });
       const state = effectiveState(row, row.now);

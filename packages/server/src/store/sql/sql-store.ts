@@ -18,7 +18,7 @@ import type {
   Store,
   StoreControls,
 } from '../operations.js';
-import { openAnswer, recordAddress, sealAnswer } from './answer-seal.js';
+import { recordAddress } from './answer-seal.js';
 import { sqlControls } from './controls.js';
 import { authenticate, registerKeys, takeToken } from './credentials.js';
 import type { SqlDriver, SqlSession } from './driver.js';
@@ -30,6 +30,7 @@ import { sqlSpools } from './spools.js';
 import { one, type UnitContext } from './sql-support.js';
 import { sweepOnce } from './sweep.js';
 import { sqlTasks } from './tasks.js';
+import { OperationUnit, inFlight, type UnitRecord } from './unit.js';
 
 /** How a SQL store runs. */
 export interface SqlStoreOptions {
@@ -129,7 +130,11 @@ export class SqlStore implements Store {
     return this.#guard(() => takeToken(this.#driver, credential));
   }
 
-  /** One API operation as one transaction (see `Store.execute` and docs/storage.md). */
+  /**
+   * One API operation as one unit (see `Store.execute` and docs/storage.md): no statement when
+   * the operation sends none, one when it is a one-statement operation (a renew), else one
+   * transaction.
+   */
   async execute<R, A>(
     request: OperationRequest<A>,
     run: (ops: Operations) => MaybePromise<R>,
@@ -137,101 +142,35 @@ export class SqlStore implements Store {
   ): Promise<ExecuteResult<A>> {
     const idempotency = request.idempotency;
     const credential = request.credential;
+    let record: UnitRecord | undefined;
     if (idempotency !== undefined && credential !== undefined) {
-      return this.#idempotent(request, credential, idempotency.key, idempotency.fingerprint, run, encode);
+      const address = recordAddress(credential.credentialId, idempotency.key);
+      record = { credentialId: credential.credentialId, key: idempotency.key, fingerprint: idempotency.fingerprint, ...address };
+    }
+    const local = record?.hash.toString('hex');
+    if (local !== undefined) {
+      if (this.#inFlight.has(local)) throw inFlight();
+      this.#inFlight.add(local);
     }
     try {
-      const answer = await this.#driver.transaction(async (tx) => {
-        let value: R;
-        try {
-          value = await run(this.#operations(tx));
-        } catch (error) {
-          throw new Refusal(error);
-        }
-        const encoded = encode({ ok: true, value });
-        if (request.beforeCommit !== undefined) await request.beforeCommit();
-        return encoded;
-      });
-      return { answer, replayed: false };
-    } catch (error) {
-      if (!(error instanceof Refusal)) throw asUnavailable(error) ?? error;
-      const outage = asUnavailable(error.error);
-      if (outage !== undefined) throw outage;
-      return { answer: encode({ ok: false, error: error.error }), replayed: false };
-    }
-  }
-
-  async #idempotent<R, A>(
-    request: OperationRequest<A>,
-    credential: Credential,
-    key: string,
-    fingerprint: string,
-    run: (ops: Operations) => MaybePromise<R>,
-    encode: (outcome: OperationOutcome<R>) => A,
-  ): Promise<ExecuteResult<A>> {
-    const address = recordAddress(credential.credentialId, key);
-    const local = address.hash.toString('hex');
-    if (this.#inFlight.has(local)) throw inFlight();
-    this.#inFlight.add(local);
-    try {
-      return await this.#driver.transaction(async (tx) => {
-        const begin = one(
-          (
-            await tx.query<{ locked: boolean; fingerprint: string | null; answer: Uint8Array | null }>(
-              'SELECT locked, fingerprint, answer FROM leasehold.idempotency_begin($1, $2::bigint)',
-              [address.hash, address.lock],
-            )
-          ).rows,
-        );
-        if (!begin.locked) throw inFlight();
-        if (begin.fingerprint !== null && begin.answer !== null) {
-          if (begin.fingerprint !== fingerprint) {
-            throw new EngineError(
-              'idempotency_key_reused',
-              'This Idempotency-Key was used for a different request; use a new key.',
-              'Idempotency-Key',
-            );
-          }
-          return { answer: openAnswer<A>(credential.credentialId, key, begin.answer), replayed: true };
-        }
-        await tx.query('SAVEPOINT operation');
-        let outcome: OperationOutcome<R>;
-        try {
-          outcome = { ok: true, value: await run(this.#operations(tx)) };
-        } catch (error) {
-          if (asUnavailable(error) !== undefined) throw error;
-          await tx.query('ROLLBACK TO SAVEPOINT operation');
-          outcome = { ok: false, error };
-        }
-        const answer = encode(outcome);
-        if (request.isStorable(answer)) {
-          await tx.query(
-            `INSERT INTO leasehold.idempotency_records (record_hash, fingerprint, answer, created_at, expires_at)
-             SELECT $1, $2, $3, n.now, n.now + $4::bigint FROM (SELECT leasehold.now_ms() AS now) n
-             ON CONFLICT (record_hash) DO UPDATE
-                SET fingerprint = EXCLUDED.fingerprint, answer = EXCLUDED.answer,
-                    created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`,
-            [address.hash, fingerprint, sealAnswer(credential.credentialId, key, answer), IDEMPOTENCY_TTL_MS],
-          );
-        }
-        if (request.beforeCommit !== undefined) await request.beforeCommit();
-        return { answer, replayed: false };
-      });
+      const unit = new OperationUnit(this.#driver, request, record);
+      let outcome: OperationOutcome<R>;
+      try {
+        outcome = { ok: true, value: await run(this.#operations(unit)) };
+      } catch (error) {
+        outcome = { ok: false, error };
+      }
+      return await unit.finish(outcome, encode);
     } catch (error) {
       throw asUnavailable(error) ?? error;
     } finally {
-      this.#inFlight.delete(local);
+      if (local !== undefined) this.#inFlight.delete(local);
     }
   }
 
-  #operations(tx: SqlSession): Operations {
-    const unit: UnitContext = { tx, random: this.#random };
-    return {
-      claims: sqlSpaceClaims(unit),
-      tasks: sqlTasks(unit),
-      spools: sqlSpools(unit),
-      heartbeat: sqlHeartbeat(unit),
-    };
+  #operations<A>(unit: OperationUnit<A>): Operations {
+    const context: UnitContext = { tx: unit, random: this.#random, single: (call) => unit.single(call) };
+    return new LazyOperations(context);
   }
 
   /** The database's time (its clock plus the manual offset). */
@@ -320,6 +259,28 @@ export class SqlStore implements Store {
   }
 }
 
-function inFlight(): EngineError {
-  return new EngineError('idempotency_in_flight', 'A request with this Idempotency-Key is still running; retry shortly.', 'Idempotency-Key');
+/** The operations of one unit, each domain built when first used. */
+class LazyOperations implements Operations {
+  #claims: Operations['claims'] | undefined;
+  #tasks: Operations['tasks'] | undefined;
+  #spools: Operations['spools'] | undefined;
+  #heartbeat: Operations['heartbeat'] | undefined;
+
+  constructor(private readonly unit: UnitContext) {}
+
+  get claims(): Operations['claims'] {
+    return (this.#claims ??= sqlSpaceClaims(this.unit));
+  }
+
+  get tasks(): Operations['tasks'] {
+    return (this.#tasks ??= sqlTasks(this.unit));
+  }
+
+  get spools(): Operations['spools'] {
+    return (this.#spools ??= sqlSpools(this.unit));
+  }
+
+  heartbeat(request: Parameters<Operations['heartbeat']>[0]): ReturnType<Operations['heartbeat']> {
+    return (this.#heartbeat ??= sqlHeartbeat(this.unit))(request);
+  }
 }

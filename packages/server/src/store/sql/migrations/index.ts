@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import { initial } from './0001-initial.js';
+import { oneRoundTrip } from './0002-one-round-trip.js';
 
 /**
  * Every migration of the store, by name; applied in name order. A released migration is never
@@ -7,4 +8,5 @@ import { initial } from './0001-initial.js';
  */
 export const migrations: Record<string, Migration> = {
   '0001-initial': initial,
+  '0002-one-round-trip': oneRoundTrip,
 };
