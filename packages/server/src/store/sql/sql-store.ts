@@ -20,14 +20,16 @@ import type {
 } from '../operations.js';
 import { recordAddress } from './answer-seal.js';
 import { sqlControls } from './controls.js';
-import { authenticate, registerKeys, takeToken } from './credentials.js';
+import { apiKeyOf, unknownKey } from '../../engine/credentials.js';
+import { CredentialCache } from './credential-cache.js';
+import { judgeKey, readKey, registerKeys, takeToken } from './credentials.js';
 import type { SqlDriver, SqlSession } from './driver.js';
 import { asUnavailable } from './failures.js';
 import { sqlHeartbeat } from './heartbeat.js';
 import { migrate } from './migrate.js';
 import { sqlSpaceClaims } from './space-claims.js';
 import { sqlSpools } from './spools.js';
-import { one, type UnitContext } from './sql-support.js';
+import { digest, one, type UnitContext } from './sql-support.js';
 import { sweepOnce } from './sweep.js';
 import { sqlTasks } from './tasks.js';
 import { OperationUnit, inFlight, type UnitRecord } from './unit.js';
@@ -48,6 +50,17 @@ export interface SqlStoreOptions {
   sweepBatch?: number;
   /** Apply pending migrations first (default true). */
   migrate?: boolean;
+  /**
+   * How long (ms) a key's standing read from the database may answer authentication in this
+   * process (default 1000; 0: read it on every request). A block, suspension, expiry or rate
+   * limit set by another process acts here within this bound; set by this process's controls,
+   * at once.
+   */
+  credentialCacheMs?: number;
+  /** Keys cached at most (default 10,000). */
+  credentialCacheEntries?: number;
+  /** The monotonic clock (ms) that ages cached keys (default `performance.now`; tests inject one). */
+  cacheClock?: () => number;
 }
 
 /** A failure inside `run`: the operation refused (or broke); encoded, never a store outage by itself. */
@@ -79,12 +92,18 @@ export class SqlStore implements Store {
   /** What `approximateNow` adds to `Date.now()` (learned whenever the store reads its clock). */
   #skew = 0;
   #manualNow: number | undefined;
+  readonly #credentials: CredentialCache;
 
   private constructor(driver: SqlDriver, options: SqlStoreOptions) {
     this.kind = driver.kind;
     this.#driver = driver;
     this.#random = options.random ?? cryptoRandom;
     this.#sweepBatch = options.sweepBatch ?? 500;
+    this.#credentials = new CredentialCache({
+      maxAgeMs: options.credentialCacheMs ?? 1000,
+      maxEntries: options.credentialCacheEntries ?? 10_000,
+      now: options.cacheClock ?? (() => performance.now()),
+    });
     this.controls = this.#wrapControls(
       sqlControls({ driver, unit: (fn) => this.#unit(fn), sweepAll: () => this.sweepAll() }),
     );
@@ -116,12 +135,33 @@ export class SqlStore implements Store {
 
   /** Register (more) API keys. */
   async addKeys(keys: readonly KeyConfig[]): Promise<void> {
-    await this.#guard(() => registerKeys(this.#driver, keys));
+    try {
+      await this.#guard(() => registerKeys(this.#driver, keys));
+    } finally {
+      this.#credentials.clear();
+    }
   }
 
-  /** Authenticate a raw `Authorization` header (one statement). */
-  authenticate(header: string | null | undefined): Promise<AuthResult> {
-    return this.#guard(() => authenticate(this.#driver, header));
+  /**
+   * Authenticate a raw `Authorization` header: from this process's credential cache when the
+   * key was read less than `credentialCacheMs` ago (no statement, answered synchronously; its
+   * expiry judged at `approximateNow()`), else one statement.
+   */
+  authenticate(header: string | null | undefined): MaybePromise<AuthResult> {
+    const apiKey = apiKeyOf(header);
+    if (typeof apiKey !== 'string') return apiKey;
+    const hash = digest(apiKey);
+    const id = hash.toString('hex');
+    const cached = this.#credentials.judgeFresh(id, this.approximateNow());
+    if (cached !== undefined) return cached;
+    return this.#guard(async () => {
+      const read = await this.#credentials.read(id, async () => {
+        const key = await readKey(this.#driver, hash);
+        if (key !== undefined) this.#learn(key.now, key.manual);
+        return key;
+      });
+      return read === undefined ? unknownKey() : judgeKey(read, this.approximateNow());
+    });
   }
 
   /** Take one request from the credential's rate limit (one statement when it has one). */
@@ -249,13 +289,27 @@ export class SqlStore implements Store {
     }
   }
 
+  /** The controls, each that changes a key's standing, an account's or the clock clearing this process's credential cache. */
   #wrapControls(controls: StoreControls): StoreControls {
-    const learnAfter = async <T>(value: Promise<T>): Promise<T> => {
-      const result = await value;
-      await this.now();
-      return result;
+    const clearing =
+      <A extends unknown[], T>(fn: (...args: A) => MaybePromise<T>) =>
+      async (...args: A): Promise<T> => {
+        try {
+          return await fn(...args);
+        } finally {
+          this.#credentials.clear();
+        }
+      };
+    return {
+      ...controls,
+      advanceClock: clearing(async (ms: number) => {
+        const now = await controls.advanceClock(ms);
+        await this.now();
+        return now;
+      }),
+      suspendAccount: clearing(controls.suspendAccount),
+      updateCredential: clearing(controls.updateCredential),
     };
-    return { ...controls, advanceClock: (ms) => learnAfter(Promise.resolve(controls.advanceClock(ms))) };
   }
 }
 
