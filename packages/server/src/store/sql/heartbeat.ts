@@ -23,15 +23,18 @@ interface AckRow {
 
 /**
  * The heartbeat's second statement: settle the keys of the caller's space leases where
- * something fell due (FIFO hand-over). `$1` credential, `$2` now, `$3` holder session or null,
+ * something fell due (the holder or a waiter; FIFO hand-over), each checked by index probes
+ * (the key's holder, `leases_waiting`) so the plan stays linear whatever the statistics say. `$1` credential, `$2` now, `$3` holder session or null,
  * `$4` claim ids or null.
  */
 export const HEARTBEAT_SETTLE_SQL = `SELECT count(leasehold.settle_key(key_id, $2)) FROM (
      SELECT DISTINCT l.key_id FROM leasehold.leases l
       WHERE l.credential_id = $1 AND l.kind = 'space' AND l.status IN ('held', 'queued')
         AND ($3::text IS NULL OR l.holder_session = $3) AND ($4::text[] IS NULL OR l.claim_id = ANY($4))
-        AND EXISTS (SELECT 1 FROM leasehold.leases d
-                     WHERE d.key_id = l.key_id AND d.kind = 'space' AND d.status IN ('held', 'queued') AND d.expires_at <= $2)
+        AND (EXISTS (SELECT 1 FROM leasehold.space_keys k JOIN leasehold.leases h ON h.lease_id = k.holder_lease
+                      WHERE k.key_id = l.key_id AND h.status = 'held' AND h.expires_at <= $2)
+             OR EXISTS (SELECT 1 FROM leasehold.leases w
+                         WHERE w.key_id = l.key_id AND w.kind = 'space' AND w.status = 'queued' AND w.expires_at <= $2))
       ORDER BY l.key_id) due`;
 
 /**
@@ -46,24 +49,21 @@ export const HEARTBEAT_RENEW_SQL = `WITH mine AS (
         AND coalesce(CASE WHEN l.status IN ('held', 'queued') THEN l.expires_at ELSE l.ended_at END + ${TOMBSTONE_MS} > $2, true)
         AND ($3::text IS NULL OR l.holder_session = $3) AND ($4::text[] IS NULL OR l.claim_id = ANY($4))
       ORDER BY l.lease_id FOR UPDATE
-   ), spool AS (
-     SELECT l.lease_id, q.lease_timeout_seconds AS timeout
-       FROM mine JOIN leasehold.leases l ON l.lease_id = mine.lease_id AND l.kind = 'spool'
-       JOIN leasehold.messages m ON m.message_id = l.message_id
-       JOIN leasehold.queues q ON q.queue_id = m.queue_id
    ), touched AS (
      UPDATE leasehold.leases l SET
        expires_at = CASE
          WHEN l.kind = 'space' AND l.status = 'held' THEN greatest(l.expires_at, $6::bigint)
          WHEN l.kind = 'space' THEN $6::bigint
          WHEN l.kind = 'task' THEN $2::bigint + ${TASK_LEASE_SECONDS * 1000}
-         ELSE $2::bigint + spool.timeout::bigint * 1000 END,
+         ELSE $2::bigint + (SELECT q.lease_timeout_seconds FROM leasehold.messages m JOIN leasehold.queues q ON q.queue_id = m.queue_id
+                             WHERE m.message_id = l.message_id)::bigint * 1000 END,
        lease_seconds = CASE
          WHEN l.kind = 'space' AND l.status = 'held' AND $6::bigint >= l.expires_at THEN $7::int
-         WHEN l.kind = 'spool' THEN spool.timeout
+         WHEN l.kind = 'spool' THEN (SELECT q.lease_timeout_seconds FROM leasehold.messages m JOIN leasehold.queues q ON q.queue_id = m.queue_id
+                                     WHERE m.message_id = l.message_id)
          ELSE l.lease_seconds END,
        details = CASE WHEN $8 THEN $9::text ELSE l.details END
-       FROM mine LEFT JOIN spool ON spool.lease_id = mine.lease_id
+       FROM mine
       WHERE l.lease_id = mine.lease_id AND l.status IN ('held', 'queued') AND (l.expires_at IS NULL OR l.expires_at > $2)
      RETURNING l.lease_id, l.claim_id, l.kind, l.status, l.expires_at, l.key_id, l.message_id
    ), lost AS (

@@ -26,6 +26,7 @@ import { judgeKey, readKey, registerKeys, takeToken } from './credentials.js';
 import type { SqlDriver, SqlSession } from './driver.js';
 import { asUnavailable } from './failures.js';
 import { sqlHeartbeat } from './heartbeat.js';
+import { maintainStatistics } from './maintenance.js';
 import { migrate } from './migrate.js';
 import { sqlSpaceClaims } from './space-claims.js';
 import { sqlSpools } from './spools.js';
@@ -88,6 +89,7 @@ export class SqlStore implements Store {
   /** Idempotency records this process has in flight (another process's are the advisory locks). */
   readonly #inFlight = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
+  /** The background sweep's pass in progress (the next tick skips while it runs). */
   #sweeping: Promise<unknown> | undefined;
   /** What `approximateNow` adds to `Date.now()` (learned whenever the store reads its clock). */
   #skew = 0;
@@ -126,7 +128,14 @@ export class SqlStore implements Store {
     const interval = options.sweepIntervalMs ?? 1000;
     if (interval > 0) {
       store.#timer = setInterval(() => {
-        if (store.#sweeping === undefined) store.#sweeping = store.sweepAll().catch(() => 0).finally(() => (store.#sweeping = undefined));
+        if (store.#sweeping !== undefined) return;
+        const tick = async () => {
+          await store.sweepAll();
+          await store.maintain();
+        };
+        store.#sweeping = tick()
+          .catch(() => 0)
+          .finally(() => (store.#sweeping = undefined));
       }, interval);
       store.#timer.unref();
     }
@@ -267,6 +276,14 @@ export class SqlStore implements Store {
       if (!result.more) break;
     }
     return changed;
+  }
+
+  /**
+   * Keep the tables' planner statistics current (`maintainStatistics`; the background sweep
+   * runs it after each pass); answers the tables it analyzed.
+   */
+  maintain(): Promise<string[]> {
+    return this.#guard(() => maintainStatistics(this.#driver));
   }
 
   /** Stop the sweep and close the driver (the pool, or the embedded database). */

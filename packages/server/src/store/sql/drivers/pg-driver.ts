@@ -153,7 +153,8 @@ export function createPgDriver(options: PgDriverOptions): SqlDriver {
     statement_timeout: options.statementTimeoutMs ?? 5000,
     lock_timeout: options.lockTimeoutMs ?? 2000,
     idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 10_000,
-    options: '-c search_path=leasehold',
+    // JIT compiles big plans for tens of ms: a loss for statements that run in a few (measured: 20 of 45 ms).
+    options: '-c search_path=leasehold -c jit=off',
     types,
   });
   // An idle connection that breaks (the database restarted) must not crash the process:
