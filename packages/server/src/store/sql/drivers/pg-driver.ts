@@ -25,6 +25,8 @@ export interface PgDriverOptions {
    * statements is one message): for statement counts and metrics.
    */
   onQuery?: ((text: string) => void) | undefined;
+  /** Send statements with parameters as named (prepared) statements (default true). */
+  preparedStatements?: boolean;
 }
 
 const INT8 = 20;
@@ -53,9 +55,30 @@ function resultsOf(answer: pg.QueryResult | pg.QueryResult[]): SqlResult<Record<
 
 type Client = pg.Pool | pg.PoolClient;
 
-/** Sends messages, counting them for `onQuery`. */
+/** Distinct statement texts prepared by name at most (the store's are a few dozen, all fixed). */
+const MAX_PREPARED = 500;
+
+/**
+ * Sends messages, counting them for `onQuery`. A statement with parameters goes as a named
+ * (prepared) statement, so each connection parses and plans it once rather than on every call
+ * (PostgreSQL still re-plans per call where a generic plan would cost more).
+ */
 class Sender {
-  constructor(private readonly onQuery: ((text: string) => void) | undefined) {}
+  readonly #names = new Map<string, string>();
+
+  constructor(
+    private readonly onQuery: ((text: string) => void) | undefined,
+    private readonly prepare: boolean,
+  ) {}
+
+  #nameOf(text: string): string | undefined {
+    let name = this.#names.get(text);
+    if (name === undefined && this.prepare && this.#names.size < MAX_PREPARED) {
+      name = `lh_${this.#names.size}`;
+      this.#names.set(text, name);
+    }
+    return name;
+  }
 
   /** One statement with parameters, or a script without: its (last) result. */
   async run<T>(client: Client, text: string, params?: readonly unknown[]): Promise<SqlResult<T>> {
@@ -67,7 +90,10 @@ class Sender {
   async script(client: Client, text: string, params?: readonly unknown[]): Promise<SqlResult<Record<string, unknown>>[]> {
     this.onQuery?.(text);
     // No parameters: the simple protocol, which also takes a script of several statements.
-    const raw = params === undefined || params.length === 0 ? await client.query(text) : await client.query(text, params as unknown[]);
+    const raw =
+      params === undefined || params.length === 0
+        ? await client.query(text)
+        : await client.query({ text, values: params as unknown[], name: this.#nameOf(text) });
     return resultsOf(raw as pg.QueryResult | pg.QueryResult[]);
   }
 }
@@ -160,7 +186,7 @@ export function createPgDriver(options: PgDriverOptions): SqlDriver {
   // An idle connection that breaks (the database restarted) must not crash the process:
   // the pool drops it, and the next checkout opens a new one.
   pool.on('error', () => {});
-  const sender = new Sender(options.onQuery);
+  const sender = new Sender(options.onQuery, options.preparedStatements ?? true);
   const driver: SqlDriver = {
     kind: 'postgres',
     query: (text, params) => sender.run(pool, text, params),
