@@ -3,7 +3,8 @@
  * helper: Debian's binaries, a temp dir, 127.0.0.1, a free port; stopped by `close()`) and an
  * in-memory PGlite. Each hands out stores (`SqlStore` over the store's own driver, its queries
  * counted) and a direct client of the same database through the same driver (a raw `pg.Pool`
- * with named, i.e. prepared, statements; the very PGlite instance) for the ceilings.
+ * with named, i.e. prepared, statements; the store's PGlite driver over the very same instance,
+ * which prepares statements too) for the ceilings.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -138,9 +139,11 @@ export async function pgliteBackend(): Promise<SqlBackend> {
       return { store, counter };
     },
     direct() {
+      // The same driver over the same instance (statements prepared once, sent as EXECUTE), not the store.
+      const driver = createPgliteDriver({ database: db });
       return {
         async query<T>(text: string, params: readonly unknown[] = []) {
-          return (await db.query<T>(text, params as unknown[])).rows;
+          return (await (await driver).query<T>(text, params)).rows;
         },
       };
     },

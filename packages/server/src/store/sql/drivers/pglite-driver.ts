@@ -1,5 +1,6 @@
 import { PGlite, types } from '@electric-sql/pglite';
-import { inTransaction, type SqlConnection, type SqlDriver, type SqlResult, type SqlTransaction } from '../driver.js';
+import { inlineParams, sqlLiteral } from './sql-literals.js';
+import { inTransaction as runTransaction, type SqlConnection, type SqlDriver, type SqlResult, type SqlTransaction } from '../driver.js';
 
 /** How the embedded driver opens its database. */
 export interface PgliteDriverOptions {
@@ -11,6 +12,9 @@ export interface PgliteDriverOptions {
   onQuery?: ((text: string) => void) | undefined;
 }
 
+/** Distinct statement texts prepared at most (the store's are a few dozen, all fixed). */
+const MAX_PREPARED = 500;
+
 /** A PGlite instance the way the store reads values (`bigint` as a JS number), ready to use. */
 export async function openPglite(dataDir?: string): Promise<PGlite> {
   const db = new PGlite({ dataDir, parsers: { [types.INT8]: (value: string) => Number(value) } });
@@ -21,12 +25,14 @@ export async function openPglite(dataDir?: string): Promise<PGlite> {
 /**
  * PGlite (PostgreSQL compiled to WebAssembly) in this process: one session, so units of work run
  * one at a time, queued by a promise chain (`connect` and `transaction` hold it until they end).
+ * Statements with parameters are prepared once and sent as `EXECUTE` with literal arguments over
+ * the simple protocol, a fraction of the cost of PGlite's extended-protocol `query`.
  * @example
  * const driver = await createPgliteDriver({ dataDir: './data' });
  */
 export async function createPgliteDriver(options: PgliteDriverOptions = {}): Promise<SqlDriver> {
   const db = options.database ?? (await openPglite(options.dataDir));
-  await db.exec('CREATE SCHEMA IF NOT EXISTS leasehold; SET search_path = leasehold');
+  await db.exec('CREATE SCHEMA IF NOT EXISTS leasehold; SET search_path = leasehold; SET standard_conforming_strings = on');
   let tail: Promise<unknown> = Promise.resolve();
   /** Wait for the session, answer a function that gives it back. */
   const acquire = (): Promise<() => void> => {
@@ -38,16 +44,43 @@ export async function createPgliteDriver(options: PgliteDriverOptions = {}): Pro
   };
   const onQuery = options.onQuery;
   type Results = SqlResult<Record<string, unknown>>[];
-  const exec = async (text: string): Promise<Results> => {
-    onQuery?.(text);
+  const send = async (text: string): Promise<Results> => {
     const results = await db.exec(text);
     return results.map((r) => ({ rows: r.rows as Record<string, unknown>[], rowCount: r.affectedRows ?? r.rows.length }));
   };
-  const run = async <T>(text: string, params?: readonly unknown[]): Promise<SqlResult<T>> => {
-    if (params === undefined || params.length === 0) {
-      const results = await exec(text);
-      return (results[results.length - 1] ?? { rows: [], rowCount: 0 }) as SqlResult<T>;
+  const exec = (text: string): Promise<Results> => {
+    onQuery?.(text);
+    return send(text);
+  };
+  const last = <T>(results: Results) => (results[results.length - 1] ?? { rows: [], rowCount: 0 }) as SqlResult<T>;
+  /** Statement texts prepared (`PREPARE lh_n`), or `null`: sent with its parameters inlined. */
+  const prepared = new Map<string, string | null>();
+  let inTransaction = false;
+  const prepare = async (text: string): Promise<string | null> => {
+    if (prepared.size >= MAX_PREPARED) return null;
+    const name = `lh_${prepared.size}`;
+    try {
+      // A failed PREPARE would abort an open transaction: inside one it runs under a savepoint.
+      await send(inTransaction ? `SAVEPOINT lh_prepare;PREPARE ${name} AS ${text};RELEASE SAVEPOINT lh_prepare` : `PREPARE ${name} AS ${text}`);
+      prepared.set(text, name);
+      return name;
+    } catch {
+      if (inTransaction) await send('ROLLBACK TO SAVEPOINT lh_prepare;RELEASE SAVEPOINT lh_prepare');
+      prepared.set(text, null);
+      return null;
     }
+  };
+  /** A statement with parameters: `EXECUTE` of its prepared form with literals (see `sql-literals.ts`). */
+  const run = async <T>(text: string, params?: readonly unknown[]): Promise<SqlResult<T>> => {
+    if (params === undefined || params.length === 0) return last<T>(await exec(text));
+    onQuery?.(text);
+    let name = prepared.get(text);
+    if (name === undefined) name = await prepare(text);
+    return last<T>(await send(name === null ? inlineParams(text, params) : `EXECUTE ${name}(${params.map(sqlLiteral).join(',')})`));
+  };
+  /** The extended protocol, for the migrator's own connection (its statements run once). */
+  const runExtended = async <T>(text: string, params?: readonly unknown[]): Promise<SqlResult<T>> => {
+    if (params === undefined || params.length === 0) return last<T>(await exec(text));
     onQuery?.(text);
     const raw = await db.query<T>(text, params as unknown[]);
     return { rows: raw.rows, rowCount: raw.affectedRows ?? raw.rows.length };
@@ -62,17 +95,21 @@ export async function createPgliteDriver(options: PgliteDriverOptions = {}): Pro
         release();
       }
     },
-    transaction: (fn) => inTransaction(driver, fn),
+    transaction: (fn) => runTransaction(driver, fn),
     async begin(script) {
       const release = await acquire();
       let done = false;
+      const finished = () => {
+        done = true;
+        inTransaction = false;
+        release();
+      };
       const end = async (text: string) => {
         if (done) return;
-        done = true;
         try {
           await exec(text);
         } finally {
-          release();
+          finished();
         }
       };
       const tx: SqlTransaction = {
@@ -85,12 +122,12 @@ export async function createPgliteDriver(options: PgliteDriverOptions = {}): Pro
             await end('ROLLBACK').catch(() => {});
             throw error;
           }
-          done = true;
-          release();
+          finished();
         },
         rollback: () => end('ROLLBACK').catch(() => {}),
       };
       try {
+        inTransaction = true;
         const results = await exec(script === undefined ? 'BEGIN' : `BEGIN;${script}`);
         return { tx, results: results.slice(1) };
       } catch (error) {
@@ -100,7 +137,7 @@ export async function createPgliteDriver(options: PgliteDriverOptions = {}): Pro
     },
     async connect(): Promise<SqlConnection> {
       const release = await acquire();
-      return { query: run, release };
+      return { query: runExtended, release };
     },
     async close() {
       const release = await acquire();
