@@ -252,9 +252,18 @@ export class OperationUnit<A> implements SqlSession {
   }
 }
 
+const singleTexts = new Map<string, string>();
+
+/** `SELECT … FROM leasehold.<fn>($1, …, $count)` (built once per function). */
 function singleText(call: SingleStatement, count: number): string {
-  const params = Array.from({ length: count }, (_, i) => `$${i + 1}`).join(', ');
-  return `SELECT verdict, answer, outcome, stored FROM leasehold.${call.fn}(${params})`;
+  const id = `${call.fn}/${count}`;
+  let text = singleTexts.get(id);
+  if (text === undefined) {
+    const params = Array.from({ length: count }, (_, i) => `$${i + 1}`).join(', ');
+    text = `SELECT verdict, answer, outcome, stored FROM leasehold.${call.fn}(${params})`;
+    singleTexts.set(id, text);
+  }
+  return text;
 }
 
 function outcomeRow<T>(call: SingleStatement, outcome: string | null): T | undefined {

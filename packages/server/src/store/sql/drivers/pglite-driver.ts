@@ -14,6 +14,8 @@ export interface PgliteDriverOptions {
 
 /** Distinct statement texts prepared at most (the store's are a few dozen, all fixed). */
 const MAX_PREPARED = 500;
+/** Drivers opened in this process: each names its prepared statements apart (several may share an instance). */
+let drivers = 0;
 
 /** A PGlite instance the way the store reads values (`bigint` as a JS number), ready to use. */
 export async function openPglite(dataDir?: string): Promise<PGlite> {
@@ -55,10 +57,11 @@ export async function createPgliteDriver(options: PgliteDriverOptions = {}): Pro
   const last = <T>(results: Results) => (results[results.length - 1] ?? { rows: [], rowCount: 0 }) as SqlResult<T>;
   /** Statement texts prepared (`PREPARE lh_n`), or `null`: sent with its parameters inlined. */
   const prepared = new Map<string, string | null>();
+  const prefix = `lh${drivers++}_`;
   let inTransaction = false;
   const prepare = async (text: string): Promise<string | null> => {
     if (prepared.size >= MAX_PREPARED) return null;
-    const name = `lh_${prepared.size}`;
+    const name = `${prefix}${prepared.size}`;
     try {
       // A failed PREPARE would abort an open transaction: inside one it runs under a savepoint.
       await send(inTransaction ? `SAVEPOINT lh_prepare;PREPARE ${name} AS ${text};RELEASE SAVEPOINT lh_prepare` : `PREPARE ${name} AS ${text}`);
