@@ -25,15 +25,13 @@ import { CredentialCache } from './credential-cache.js';
 import { judgeKey, readKey, registerKeys, takeToken } from './credentials.js';
 import type { SqlDriver, SqlSession } from './driver.js';
 import { asUnavailable } from './failures.js';
-import { sqlHeartbeat } from './heartbeat.js';
 import { maintainStatistics } from './maintenance.js';
 import { migrate } from './migrate.js';
-import { sqlSpaceClaims } from './space-claims.js';
-import { sqlSpools } from './spools.js';
 import { digest, one, type UnitContext } from './sql-support.js';
 import { sweepOnce } from './sweep.js';
-import { sqlTasks } from './tasks.js';
+import { readStats } from './stats.js';
 import { OperationUnit, inFlight, type UnitRecord } from './unit.js';
+import { LazyOperations } from './unit-operations.js';
 
 /** How a SQL store runs. */
 export interface SqlStoreOptions {
@@ -243,23 +241,7 @@ export class SqlStore implements Store {
 
   /** Counts of leases, tombstones, messages and idempotency records (one statement). */
   stats(): Promise<EngineStats> {
-    return this.#guard(async () => {
-      const { rows } = await this.#driver.query<EngineStats>(
-        `WITH c AS (SELECT leasehold.now_ms() AS now)
-         SELECT
-           (SELECT count(*)::int FROM leasehold.leases, c WHERE status = 'held' AND (expires_at IS NULL OR expires_at > c.now)) AS held,
-           (SELECT count(*)::int FROM leasehold.leases, c WHERE status = 'queued' AND expires_at > c.now) AS queued,
-           (SELECT count(*)::int FROM leasehold.leases, c
-             WHERE (status IN ('lost', 'released') AND ended_at + 600000 > c.now)
-                OR (status IN ('held', 'queued') AND expires_at <= c.now AND expires_at + 600000 > c.now)) AS tombstones,
-           (SELECT count(*)::int FROM leasehold.leases WHERE status IN ('held', 'queued') AND expires_at IS NOT NULL) AS "heapSize",
-           (SELECT coalesce(max(last_value), 0)::bigint FROM pg_sequences WHERE schemaname = 'leasehold') AS fence,
-           (SELECT count(*)::int FROM leasehold.messages) AS messages,
-           (SELECT count(*)::int FROM leasehold.idempotency_records, c WHERE expires_at > c.now) AS "idempotencyRecords"
-         FROM c`,
-      );
-      return one(rows);
-    });
+    return this.#guard(() => readStats(this.#driver));
   }
 
   /** One bounded sweep pass (see `sweepOnce`); answers whether more is due. */
@@ -327,31 +309,5 @@ export class SqlStore implements Store {
       suspendAccount: clearing(controls.suspendAccount),
       updateCredential: clearing(controls.updateCredential),
     };
-  }
-}
-
-/** The operations of one unit, each domain built when first used. */
-class LazyOperations implements Operations {
-  #claims: Operations['claims'] | undefined;
-  #tasks: Operations['tasks'] | undefined;
-  #spools: Operations['spools'] | undefined;
-  #heartbeat: Operations['heartbeat'] | undefined;
-
-  constructor(private readonly unit: UnitContext) {}
-
-  get claims(): Operations['claims'] {
-    return (this.#claims ??= sqlSpaceClaims(this.unit));
-  }
-
-  get tasks(): Operations['tasks'] {
-    return (this.#tasks ??= sqlTasks(this.unit));
-  }
-
-  get spools(): Operations['spools'] {
-    return (this.#spools ??= sqlSpools(this.unit));
-  }
-
-  heartbeat(request: Parameters<Operations['heartbeat']>[0]): ReturnType<Operations['heartbeat']> {
-    return (this.#heartbeat ??= sqlHeartbeat(this.unit))(request);
   }
 }
