@@ -100,7 +100,9 @@ export class OperationUnit<A> implements SqlSession {
     if (this.#state === 'idle' && this.request.beforeCommit === undefined) {
       this.#state = 'single';
       const r = this.record;
-      const params = [...call.args, r?.hash ?? null, r?.lock ?? null, r?.fingerprint ?? null, r === undefined ? null : IDEMPOTENCY_TTL_MS];
+      // PGlite is one session, and its store excludes a key's second unit itself (the local set).
+      const lock = this.driver.kind === 'pglite' ? null : (r?.lock ?? null);
+      const params = [...call.args, r?.hash ?? null, lock, r?.fingerprint ?? null, r === undefined ? null : IDEMPOTENCY_TTL_MS];
       const row = one((await this.driver.query<SingleRow>(singleText(call, params.length), params)).rows);
       if (row.verdict === 'ran') {
         this.#storedBySingle = row.stored === true;

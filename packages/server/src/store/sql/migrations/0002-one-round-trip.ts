@@ -36,7 +36,8 @@ END
 $$;
 
 -- Renew a space claim in one statement (its own transaction when sent alone). With a record
--- (p_record not NULL): take its lock without waiting ('in_flight' when taken), answer a live
+-- (p_record not NULL): take its lock without waiting ('in_flight' when taken; p_lock NULL: no
+-- lock, for the only session of an embedded database), answer a live
 -- record ('replay', or 'reused' for another fingerprint); else renew when the token holds the
 -- key now, answer the claim row either way (the row says why not), and store it as the
 -- record's outcome when it renewed ('stored'). Without a record (inside a unit that claimed it):
@@ -52,19 +53,22 @@ DECLARE
   v_outcome text;
 BEGIN
   IF p_record IS NOT NULL THEN
-    IF NOT pg_try_advisory_xact_lock(p_lock) THEN
+    -- p_lock NULL: the caller is the database's only session (PGlite) and excludes itself.
+    IF p_lock IS NOT NULL AND NOT pg_try_advisory_xact_lock(p_lock) THEN
       RETURN QUERY SELECT 'in_flight'::text, NULL::bytea, NULL::text, false;
-      RETURN;
-    END IF;
-    RETURN QUERY
-      SELECT CASE WHEN i.fingerprint = p_fingerprint THEN 'replay' ELSE 'reused' END, i.answer, i.outcome, false
-        FROM leasehold.idempotency_records i
-       WHERE i.record_hash = p_record AND i.expires_at > leasehold.now_ms();
-    IF FOUND THEN
       RETURN;
     END IF;
   END IF;
   v_now := leasehold.now_ms();
+  IF p_record IS NOT NULL THEN
+    RETURN QUERY
+      SELECT CASE WHEN i.fingerprint = p_fingerprint THEN 'replay' ELSE 'reused' END, i.answer, i.outcome, false
+        FROM leasehold.idempotency_records i
+       WHERE i.record_hash = p_record AND i.expires_at > v_now;
+    IF FOUND THEN
+      RETURN;
+    END IF;
+  END IF;
   WITH u AS (
     UPDATE leasehold.leases l SET lease_seconds = p_seconds, expires_at = v_now + p_seconds * 1000::bigint
      WHERE l.claim_id = p_claim AND l.token_hash = p_token AND l.kind = 'space' AND l.account_id = p_account
