@@ -120,6 +120,38 @@ function suite(kind: 'pglite' | 'postgres', open: (onQuery: (text: string) => vo
       expect(await h.exec(renew(h, claim), kept)).toMatchObject({ replayed: false });
     });
 
+    it('an acquire is one statement without a key; with one, three (its token stays sealed) and it replays the token', async () => {
+      const acquireOf = (key: string) => (ops: Operations) =>
+        ops.claims.acquire({ credential: h.credential, spaceId: SPACE, key, scopeId: SCOPE, holder: 'w', holderSession: 's' });
+      let plain!: ExecuteResult<Answer>;
+      expect(await h.sent(async () => (plain = await h.exec(acquireOf(`a-${kind}-1`))))).toHaveLength(1);
+      expect(plain.answer).toMatchObject({ ok: true, value: { status: 'held', token: expect.stringMatching(/^lht_/) } });
+      expect(await h.sent(() => h.exec(acquireOf(`a-${kind}-1`)))).toHaveLength(1);
+      expect(await h.exec(acquireOf(`a-${kind}-1`))).toMatchObject({ answer: { ok: false, code: 'claim_held' } });
+      const idempotency = { key: `a-${kind}-2`, fingerprint: 'f' };
+      let keyed!: ExecuteResult<Answer>;
+      expect(await h.sent(async () => (keyed = await h.exec(acquireOf(`a-${kind}-2`), { idempotency })))).toHaveLength(3);
+      const replay = await h.exec(acquireOf(`a-${kind}-2`), { idempotency });
+      expect(replay).toEqual({ answer: keyed.answer, replayed: true });
+      expect((replay.answer as { value: Claim }).value.token).toMatch(/^lht_/);
+    });
+
+    it('a release is one statement with or without a key, replays, and a second release answers the first', async () => {
+      const claim = await acquire(h);
+      const release = (ops: Operations) =>
+        ops.claims.release({ credential: h.credential, spaceId: SPACE, key: claim.key, token: claim.token as string, observation: { n: 1 } });
+      const idempotency = { key: `rel-${kind}-1`, fingerprint: 'f' };
+      let first!: ExecuteResult<Answer>;
+      expect(await h.sent(async () => (first = await h.exec(release, { idempotency })))).toHaveLength(1);
+      expect(first.answer).toMatchObject({ ok: true, value: { released: true, observation: { n: 1 }, claimId: claim.claimId } });
+      expect(await h.exec(release, { idempotency })).toEqual({ answer: first.answer, replayed: true });
+      expect(await h.exec(release)).toEqual({ answer: first.answer, replayed: false });
+      const after = await h.exec((ops) => ops.claims.acquire({ credential: h.credential, spaceId: SPACE, key: claim.key, scopeId: SCOPE, holder: 'w', holderSession: 's' }));
+      expect(after.answer).toMatchObject({ ok: true, value: { previousRelease: { claimId: claim.claimId, observation: { n: 1 } } } });
+      const wrong = (ops: Operations) => ops.claims.release({ credential: h.credential, spaceId: SPACE, key: 'elsewhere', token: claim.token as string });
+      expect(await h.exec(wrong)).toMatchObject({ answer: { ok: false, code: 'claim_not_held' } });
+    });
+
     it('an operation refused before any statement sends none (with a key: only the record)', async () => {
       const claim = await acquire(h);
       const bad = (ops: Operations) =>

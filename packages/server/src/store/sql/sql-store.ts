@@ -1,6 +1,4 @@
 import {
-  EngineError,
-  IDEMPOTENCY_TTL_MS,
   cryptoRandom,
   type AuthResult,
   type Credential,
@@ -60,11 +58,6 @@ export interface SqlStoreOptions {
   credentialCacheEntries?: number;
   /** The monotonic clock (ms) that ages cached keys (default `performance.now`; tests inject one). */
   cacheClock?: () => number;
-}
-
-/** A failure inside `run`: the operation refused (or broke); encoded, never a store outage by itself. */
-class Refusal {
-  constructor(readonly error: unknown) {}
 }
 
 /**

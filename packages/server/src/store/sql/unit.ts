@@ -16,6 +16,12 @@ export interface SingleStatement {
   readonly fn: string;
   /** Its arguments before the four record arguments. */
   readonly args: readonly unknown[];
+  /**
+   * Its answer carries a secret the database does not hold (an acquire's token): never stored as
+   * an outcome, so with an idempotency record it runs inside the unit's transaction and the
+   * sealed answer is stored with COMMIT; without a record it is still one statement.
+   */
+  readonly secret?: boolean;
 }
 
 /** The idempotency record a unit claims: where it lives and what it is for. */
@@ -97,7 +103,7 @@ export class OperationUnit<A> implements SqlSession {
   /** Run a one-statement operation: its row (or a replayed one), `undefined` when it answered none. */
   async single<T>(call: SingleStatement): Promise<T | undefined> {
     this.#stopIfDecided();
-    if (this.#state === 'idle' && this.request.beforeCommit === undefined) {
+    if (this.#state === 'idle' && this.request.beforeCommit === undefined && (this.record === undefined || call.secret !== true)) {
       this.#state = 'single';
       const r = this.record;
       // PGlite is one session, and its store excludes a key's second unit itself (the local set).

@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import { initial } from './0001-initial.js';
 import { oneRoundTrip } from './0002-one-round-trip.js';
 import { heartbeatIndexes } from './0003-heartbeat-indexes.js';
+import { claimFunctions } from './0004-claim-functions.js';
 
 /**
  * Every migration of the store, by name; applied in name order. A released migration is never
@@ -11,4 +12,5 @@ export const migrations: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-one-round-trip': oneRoundTrip,
   '0003-heartbeat-indexes': heartbeatIndexes,
+  '0004-claim-functions': claimFunctions,
 };
