@@ -152,6 +152,25 @@ function suite(kind: 'pglite' | 'postgres', open: (onQuery: (text: string) => vo
       expect(await h.exec(wrong)).toMatchObject({ answer: { ok: false, code: 'claim_not_held' } });
     });
 
+    it('send, receive and ack are one statement each (with keys where they take one), and send and ack replay', async () => {
+      const spool = `sp-${kind}`;
+      await h.exec((ops) => ops.spools.createSpool({ credential: h.credential, name: spool }));
+      await h.exec((ops) => ops.spools.putQueue({ credential: h.credential, spool, queue: 'q', leaseTimeoutSeconds: 30 }));
+      const send = (ops: Operations) => ops.spools.send({ credential: h.credential, spool, queue: 'q', body: { n: 1 } });
+      const sendKey = { idempotency: { key: `s-${kind}-1`, fingerprint: 'f' } };
+      let sent!: ExecuteResult<Answer>;
+      expect(await h.sent(async () => (sent = await h.exec(send, sendKey)))).toHaveLength(1);
+      expect(await h.exec(send, sendKey)).toEqual({ answer: sent.answer, replayed: true });
+      let got!: ExecuteResult<Answer>;
+      expect(await h.sent(async () => (got = await h.exec((ops) => ops.spools.receive({ credential: h.credential, spool, queue: 'q' }))))).toHaveLength(1);
+      const lease = (got.answer as { value: { lease: string } }).value.lease;
+      const ackKey = { idempotency: { key: `ack-${kind}-1`, fingerprint: 'f' } };
+      const ack = (ops: Operations) => ops.spools.ack({ credential: h.credential, spool, lease });
+      expect(await h.sent(() => h.exec(ack, ackKey))).toHaveLength(1);
+      expect(await h.exec(ack, ackKey)).toEqual({ answer: { ok: true, value: null }, replayed: true });
+      expect(await h.exec(ack)).toMatchObject({ answer: { ok: false, code: 'stale_token' } });
+    });
+
     it('an operation refused before any statement sends none (with a key: only the record)', async () => {
       const claim = await acquire(h);
       const bad = (ops: Operations) =>
