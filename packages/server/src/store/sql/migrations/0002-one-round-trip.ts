@@ -5,8 +5,10 @@ import { sql, type Migration } from 'kysely';
  * (`outcome`, JSON text of `{ fn, row }`) instead of a sealed encoded answer: a one-statement
  * operation stores it in the same statement that decides and writes, and a replay re-derives
  * the answer from it (only operations whose answers carry no secret do this: a renew answers
- * no token). `idempotency_begin` also answers `outcome`. `renew_space_claim` is the space-claim
- * renew as one function call: the record's lock and lookup, the renew statement, the record.
+ * no token). `idempotency_begin` also answers `outcome`. `record_verdict` and `record_outcome`
+ * are the record's part every one-statement operation shares (its lock and lookup; keeping the
+ * outcome). `renew_space_claim` is the space-claim renew as one function call: the record's
+ * verdict, the renew statement, the record.
  */
 const DDL = String.raw`
 ALTER TABLE leasehold.idempotency_records
@@ -35,6 +37,41 @@ BEGIN
 END
 $$;
 
+-- The record part of a one-statement operation, shared: take its lock without waiting (p_lock
+-- NULL: the embedded database's only session) and answer a live record, or nothing.
+CREATE FUNCTION leasehold.record_verdict(p_record bytea, p_lock bigint, p_fingerprint text, p_now bigint)
+RETURNS TABLE (verdict text, answer bytea, outcome text, stored boolean) LANGUAGE plpgsql AS $$
+BEGIN
+  IF p_record IS NULL THEN
+    RETURN;
+  END IF;
+  IF p_lock IS NOT NULL AND NOT pg_try_advisory_xact_lock(p_lock) THEN
+    RETURN QUERY SELECT 'in_flight'::text, NULL::bytea, NULL::text, false;
+    RETURN;
+  END IF;
+  RETURN QUERY
+    SELECT CASE WHEN i.fingerprint = p_fingerprint THEN 'replay' ELSE 'reused' END, i.answer, i.outcome, false
+      FROM leasehold.idempotency_records i
+     WHERE i.record_hash = p_record AND i.expires_at > p_now;
+END
+$$;
+
+-- Keep a one-statement operation's result as its record's outcome (when there is a record).
+CREATE FUNCTION leasehold.record_outcome(p_record bytea, p_fingerprint text, p_outcome text, p_now bigint, p_ttl bigint)
+RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  IF p_record IS NULL THEN
+    RETURN false;
+  END IF;
+  INSERT INTO leasehold.idempotency_records (record_hash, fingerprint, answer, outcome, created_at, expires_at)
+  VALUES (p_record, p_fingerprint, NULL, p_outcome, p_now, p_now + p_ttl)
+  ON CONFLICT (record_hash) DO UPDATE
+     SET fingerprint = EXCLUDED.fingerprint, answer = NULL, outcome = EXCLUDED.outcome,
+         created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at;
+  RETURN true;
+END
+$$;
+
 -- Renew a space claim in one statement (its own transaction when sent alone). With a record
 -- (p_record not NULL): take its lock without waiting ('in_flight' when taken; p_lock NULL: no
 -- lock, for the only session of an embedded database), answer a live
@@ -52,22 +89,10 @@ DECLARE
   v_now bigint;
   v_outcome text;
 BEGIN
-  IF p_record IS NOT NULL THEN
-    -- p_lock NULL: the caller is the database's only session (PGlite) and excludes itself.
-    IF p_lock IS NOT NULL AND NOT pg_try_advisory_xact_lock(p_lock) THEN
-      RETURN QUERY SELECT 'in_flight'::text, NULL::bytea, NULL::text, false;
-      RETURN;
-    END IF;
-  END IF;
   v_now := leasehold.now_ms();
-  IF p_record IS NOT NULL THEN
-    RETURN QUERY
-      SELECT CASE WHEN i.fingerprint = p_fingerprint THEN 'replay' ELSE 'reused' END, i.answer, i.outcome, false
-        FROM leasehold.idempotency_records i
-       WHERE i.record_hash = p_record AND i.expires_at > v_now;
-    IF FOUND THEN
-      RETURN;
-    END IF;
+  RETURN QUERY SELECT * FROM leasehold.record_verdict(p_record, p_lock, p_fingerprint, v_now);
+  IF FOUND THEN
+    RETURN;
   END IF;
   WITH u AS (
     UPDATE leasehold.leases l SET lease_seconds = p_seconds, expires_at = v_now + p_seconds * 1000::bigint
@@ -91,13 +116,8 @@ BEGIN
     RETURN;
   END IF;
   v_outcome := json_build_object('fn', 'renew_space_claim', 'row', row_to_json(r))::text;
-  IF r.renewed AND p_record IS NOT NULL THEN
-    INSERT INTO leasehold.idempotency_records (record_hash, fingerprint, answer, outcome, created_at, expires_at)
-    VALUES (p_record, p_fingerprint, NULL, v_outcome, v_now, v_now + p_ttl)
-    ON CONFLICT (record_hash) DO UPDATE
-       SET fingerprint = EXCLUDED.fingerprint, answer = NULL, outcome = EXCLUDED.outcome,
-           created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at;
-    RETURN QUERY SELECT 'ran'::text, NULL::bytea, v_outcome, true;
+  IF r.renewed THEN
+    RETURN QUERY SELECT 'ran'::text, NULL::bytea, v_outcome, leasehold.record_outcome(p_record, p_fingerprint, v_outcome, v_now, p_ttl);
     RETURN;
   END IF;
   RETURN QUERY SELECT 'ran'::text, NULL::bytea, v_outcome, false;

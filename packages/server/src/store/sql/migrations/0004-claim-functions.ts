@@ -88,21 +88,10 @@ DECLARE
   v_row json;
   v_outcome text;
 BEGIN
-  IF p_record IS NOT NULL THEN
-    IF p_lock IS NOT NULL AND NOT pg_try_advisory_xact_lock(p_lock) THEN
-      RETURN QUERY SELECT 'in_flight'::text, NULL::bytea, NULL::text, false;
-      RETURN;
-    END IF;
-  END IF;
   v_now := leasehold.now_ms();
-  IF p_record IS NOT NULL THEN
-    RETURN QUERY
-      SELECT CASE WHEN i.fingerprint = p_fingerprint THEN 'replay' ELSE 'reused' END, i.answer, i.outcome, false
-        FROM leasehold.idempotency_records i
-       WHERE i.record_hash = p_record AND i.expires_at > v_now;
-    IF FOUND THEN
-      RETURN;
-    END IF;
+  RETURN QUERY SELECT * FROM leasehold.record_verdict(p_record, p_lock, p_fingerprint, v_now);
+  IF FOUND THEN
+    RETURN;
   END IF;
   SELECT l.lease_id, l.key_id INTO f FROM leasehold.leases l
    WHERE l.claim_id = p_claim AND l.token_hash = p_token AND l.kind = 'space' AND l.account_id = p_account
@@ -140,13 +129,8 @@ BEGIN
     END IF;
   END IF;
   v_outcome := json_build_object('fn', 'release_space_claim', 'row', v_row)::text;
-  IF p_record IS NOT NULL AND v_row->>'result' = 'released' THEN
-    INSERT INTO leasehold.idempotency_records (record_hash, fingerprint, answer, outcome, created_at, expires_at)
-    VALUES (p_record, p_fingerprint, NULL, v_outcome, v_now, v_now + p_ttl)
-    ON CONFLICT (record_hash) DO UPDATE
-       SET fingerprint = EXCLUDED.fingerprint, answer = NULL, outcome = EXCLUDED.outcome,
-           created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at;
-    RETURN QUERY SELECT 'ran'::text, NULL::bytea, v_outcome, true;
+  IF v_row->>'result' = 'released' THEN
+    RETURN QUERY SELECT 'ran'::text, NULL::bytea, v_outcome, leasehold.record_outcome(p_record, p_fingerprint, v_outcome, v_now, p_ttl);
     RETURN;
   END IF;
   RETURN QUERY SELECT 'ran'::text, NULL::bytea, v_outcome, false;

@@ -8,41 +8,6 @@ import { sql, type Migration } from 'kysely';
  * caller refuses in the engine's order.
  */
 const DDL = String.raw`
--- The record part of a one-statement operation, shared: take its lock without waiting (p_lock
--- NULL: the embedded database's only session) and answer a live record, or nothing.
-CREATE FUNCTION leasehold.record_verdict(p_record bytea, p_lock bigint, p_fingerprint text, p_now bigint)
-RETURNS TABLE (verdict text, answer bytea, outcome text, stored boolean) LANGUAGE plpgsql AS $$
-BEGIN
-  IF p_record IS NULL THEN
-    RETURN;
-  END IF;
-  IF p_lock IS NOT NULL AND NOT pg_try_advisory_xact_lock(p_lock) THEN
-    RETURN QUERY SELECT 'in_flight'::text, NULL::bytea, NULL::text, false;
-    RETURN;
-  END IF;
-  RETURN QUERY
-    SELECT CASE WHEN i.fingerprint = p_fingerprint THEN 'replay' ELSE 'reused' END, i.answer, i.outcome, false
-      FROM leasehold.idempotency_records i
-     WHERE i.record_hash = p_record AND i.expires_at > p_now;
-END
-$$;
-
--- Keep a one-statement operation's result as its record's outcome (when there is a record).
-CREATE FUNCTION leasehold.record_outcome(p_record bytea, p_fingerprint text, p_outcome text, p_now bigint, p_ttl bigint)
-RETURNS boolean LANGUAGE plpgsql AS $$
-BEGIN
-  IF p_record IS NULL THEN
-    RETURN false;
-  END IF;
-  INSERT INTO leasehold.idempotency_records (record_hash, fingerprint, answer, outcome, created_at, expires_at)
-  VALUES (p_record, p_fingerprint, NULL, p_outcome, p_now, p_now + p_ttl)
-  ON CONFLICT (record_hash) DO UPDATE
-     SET fingerprint = EXCLUDED.fingerprint, answer = NULL, outcome = EXCLUDED.outcome,
-         created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at;
-  RETURN true;
-END
-$$;
-
 -- Send a message to p_queue of p_spool: 'no_spool', 'no_queue', or 'sent' with the message row.
 CREATE FUNCTION leasehold.send_message(
   p_account text, p_spool text, p_queue text, p_public text, p_handle text, p_body text, p_delay integer,
