@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Leasehold } from '@leasehold/client';
-import { createLeaseholdServer } from '@leasehold/server';
+import { createLeaseholdServer, listen } from '@leasehold/server';
 import { embeddedControls, faultTimeline, remoteControls, type FaultControls } from './faults.js';
 import { Fleet } from './fleet.js';
 import { FencedLedger, type WorkKind } from './ledger.js';
@@ -56,7 +56,7 @@ async function main(): Promise<number> {
   let closeServer = async () => {};
   if (!baseUrl) {
     const server = createLeaseholdServer({ clock: 'real' });
-    const listener = await server.listen({ port: 0 });
+    const listener = await listen(server, { port: 0 });
     baseUrl = listener.url;
     controls = embeddedControls(server.control);
     closeServer = () => listener.close();

@@ -85,8 +85,7 @@ export function sqlHeartbeat(unit: UnitContext): Operations['heartbeat'] {
        ), touched AS (
          UPDATE leasehold.leases l SET
            expires_at = CASE
-             WHEN l.kind = 'space' AND l.status = 'held' THEN greatest(l.expires_at, $6::bigint)
-             WHEN l.kind = 'space' THEN $6::bigint
+             WHEN l.kind = 'space' THEN greatest(l.expires_at, $6::bigint)
              WHEN l.kind = 'task' THEN $2::bigint + ${TASK_LEASE_SECONDS * 1000}
              ELSE $2::bigint + spool.timeout::bigint * 1000 END,
            lease_seconds = CASE

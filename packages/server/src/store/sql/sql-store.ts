@@ -29,7 +29,9 @@ import { sqlSpaceClaims } from './space-claims.js';
 import { sqlSpools } from './spools.js';
 import { one, type UnitContext } from './sql-support.js';
 import { sweepOnce } from './sweep.js';
+import { listTasks } from './task-list.js';
 import { sqlTasks } from './tasks.js';
+import { textCodecSession } from './text-codec.js';
 
 /** How a SQL store runs. */
 export interface SqlStoreOptions {
@@ -224,11 +226,12 @@ export class SqlStore implements Store {
     }
   }
 
-  #operations(tx: SqlSession): Operations {
+  #operations(raw: SqlSession): Operations {
+    const tx = textCodecSession(raw);
     const unit: UnitContext = { tx, random: this.#random };
     return {
       claims: sqlSpaceClaims(unit),
-      tasks: sqlTasks(unit),
+      tasks: { ...sqlTasks(unit), list: (params) => listTasks(tx, params) },
       spools: sqlSpools(unit),
       heartbeat: sqlHeartbeat(unit),
     };
