@@ -45,7 +45,7 @@ describe('close()', () => {
     expect(code).toBe(0);
     const report = JSON.parse(stdout.trim()) as { before: number; waited: string; heldStatus: string; receivedStatus: string; resources: string[] };
     expect(report.before).toBeGreaterThanOrEqual(3); // space claim + queued claim + spool lease + task claim
-    expect(report.waited).toBe('AbortError');
+    expect(report.waited).toBe('ClientClosedError');
     expect(report.heldStatus).toBe('released');
     expect(report.receivedStatus).toBe('released');
     expect(report.resources.filter((r) => /Timeout|Immediate|TCP|Socket/i.test(r))).toEqual([]);

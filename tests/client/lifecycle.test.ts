@@ -21,11 +21,11 @@ describe.each(MODES)('renewal and lifecycle (%s)', (mode) => {
     await h.close();
   });
 
-  it('lh.heartbeat sends the session and details, and a shorter ttl shortens the local deadline until the scheduler re-extends it', async () => {
+  it('lh.heartbeat sends the session, details and the tracked claimIds, and a shorter ttl shortens the local deadline until the scheduler re-extends it', async () => {
     const lease = await lh.space(spaceId).run(runId, { holder: 'w' }).claim('k').acquire();
     const answer = await lh.heartbeat({ ttl: '5s', details: { processed: 10, of: 50 } });
     expect(answer.results).toEqual([expect.objectContaining({ claimId: lease.claimId, status: 'held' })]);
-    expect(h.requests('/claims/heartbeat')[0]?.body).toEqual({ ttl: '5s', holderSession: lh.session, details: { processed: 10, of: 50 } });
+    expect(h.requests('/claims/heartbeat')[0]?.body).toEqual({ ttl: '5s', holderSession: lh.session, details: { processed: 10, of: 50 }, claimIds: [lease.claimId] });
     expect((await lh.space(spaceId).claims.get('k')).details).toEqual({ processed: 10, of: 50 });
     expect(lease.remainingMs).toBeLessThanOrEqual(4_000);
     await advance(h, 10_000, 500);
@@ -70,7 +70,7 @@ describe.each(MODES)('renewal and lifecycle (%s)', (mode) => {
     expect(lh.stats().leases).toBe(4);
 
     await lh.close();
-    expect(await waiting).toMatchObject({ name: 'AbortError' });
+    expect(await waiting).toMatchObject({ name: 'ClientClosedError' });
     expect(held.signal.reason).toMatchObject({ reason: 'released' });
     expect(received?.status).toBe('released');
     await expect(other.space(spaceId).claims.get('k')).rejects.toMatchObject({ status: 404 });

@@ -200,7 +200,7 @@ describe.each(MODES)('space claims (%s)', (mode) => {
     await advance(h, 20_000);
     expect(h.requests('/claims/heartbeat')).toHaveLength(3);
     const body = h.requests('/claims/heartbeat')[0]?.body;
-    expect(body).toEqual({ ttl: 30, holderSession: lh.session });
+    expect(body).toEqual({ ttl: 30, holderSession: lh.session, claimIds: leases.map((lease) => lease.claimId) });
     expect(beats).toHaveBeenLastCalledWith(expect.objectContaining({ results: 5, renewed: 5, lost: 0 }));
     // Past the original 30 s lease, every claim is still held on the server.
     for (const lease of leases) expect((await lh.space(spaceId).claims.get(lease.key)).claimId).toBe(lease.claimId);

@@ -35,7 +35,7 @@ describe.each(MODES)('spools (%s)', (mode) => {
     expect(await invoices().put({ leaseTimeoutSeconds: 60 })).toMatchObject({ depth: 0, leased: 0 });
   });
 
-  it('consume acks handled messages, nacks failures (redelivered), polls an empty queue, and stops on abort', async () => {
+  it('consume acks handled messages, nacks failures (redelivered after the backoff), polls an empty queue, and stops on abort', async () => {
     for (const n of [1, 2, 3]) await invoices().send({ n });
     const handled: Array<{ n: number; delivery: number }> = [];
     const errors: unknown[] = [];
@@ -52,6 +52,10 @@ describe.each(MODES)('spools (%s)', (mode) => {
       },
       { concurrency: 2, signal: stop.signal, pollIntervalMs: 1000, onError: (error) => errors.push(error) },
     );
+    await until(() => handled.length === 2, 'two messages handled');
+    await h.settle();
+    expect(h.requests('/nack')[0]?.body).toEqual({ delaySeconds: 1 }); // the default backoff's first step
+    await advance(h, 2_000, 1_000);
     await until(() => handled.length === 3, 'three messages handled');
     await h.settle();
     expect(handled.map((m) => m.n).sort()).toEqual([1, 2, 3]);

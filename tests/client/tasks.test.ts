@@ -100,16 +100,60 @@ describe.each(MODES)('tasks (%s)', (mode) => {
     expect(lh.stats().leases).toBe(0);
   });
 
-  it('work: when fn throws, the claim is released, the task stays for another worker, and the error is rethrown', async () => {
+  it('work: when fn throws, the failure is recorded (a note, status back to Todo), the claim released, and the error rethrown', async () => {
     const { task } = await lh.tasks.create({ title: 'flaky' });
     const boom = new Error('renderer crashed');
     await expect(lh.tasks.work(task.id, () => Promise.reject(boom))).rejects.toBe(boom);
     const after = await lh.tasks.get(task.id);
-    expect(after.task).toMatchObject({ status: 'InProgress', claim: null });
+    expect(after.task).toMatchObject({ status: 'Todo', claim: null });
+    expect(after.task.notes.map((note) => note.text)).toEqual(['work() failed: Error: renderer crashed (task back to Todo, claim released).']);
+    expect(after.task.notes[0]?.claimId).toEqual(expect.stringMatching(/^clm_/));
     expect(h.requests(`/tasks/${task.id}/claim/release`)).toHaveLength(1);
     const other = h.client();
     expect(await other.tasks.work(task.id, () => 'second try')).toBe('second try');
     expect((await lh.tasks.get(task.id)).task).toMatchObject({ status: 'Done', result: 'second try' });
+  });
+
+  it('work: failureStatus Blocked and a failureNote of your own; failureNote false writes none; the error is always rethrown', async () => {
+    const { task } = await lh.tasks.create({ title: 'needs a human' });
+    const boom = new TypeError('bad input row 7');
+    await expect(
+      lh.tasks.work(task.id, () => { throw boom; }, { failureStatus: 'Blocked', failureNote: (error) => `blocked: ${(error as Error).message}` }),
+    ).rejects.toBe(boom);
+    expect((await lh.tasks.get(task.id)).task).toMatchObject({ status: 'Blocked', claim: null, notes: [expect.objectContaining({ text: 'blocked: bad input row 7' })] });
+
+    const { task: quiet } = await lh.tasks.create({ title: 'quiet' });
+    await expect(lh.tasks.work(quiet.id, () => Promise.reject(new Error('x')), { failureNote: false })).rejects.toThrow('x');
+    expect((await lh.tasks.get(quiet.id)).task).toMatchObject({ status: 'Todo', claim: null, notes: [] });
+  });
+
+  it('work: a failure that cannot be recorded still releases the claim and rethrows fn\'s error', async () => {
+    const { task } = await lh.tasks.create({ title: 'flaky writes' });
+    h.server.control.injectFault({ operationId: 'addTaskNote', status: 400, times: 1 });
+    const boom = new Error('renderer crashed');
+    await expect(lh.tasks.work(task.id, () => Promise.reject(boom))).rejects.toBe(boom);
+    expect((await lh.tasks.get(task.id)).task).toMatchObject({ claim: null, status: 'Todo', notes: [] });
+  });
+
+  it('work: a write after the claim ran out and another worker completed the task rejects with LeaseLostError, not 422, and records nothing', async () => {
+    const { task } = await lh.tasks.create({ title: 'overtaken' });
+    const other = h.client();
+    const outcome = lh.tasks.work(task.id, async (ctx) => {
+      // The server takes the claim away (a stall or clock jump outran it) and another worker finishes the task.
+      expect(h.server.control.loseLease(ctx.lease.claimId)).toBe(1);
+      await other.tasks.work(task.id, () => 'theirs');
+      await ctx.update({ title: 'mine' });
+      return 'mine';
+    });
+    await expect(outcome).rejects.toMatchObject({ name: 'LeaseLostError', reason: 'lost' });
+    expect((await other.tasks.get(task.id)).task).toMatchObject({ status: 'Done', result: 'theirs', title: 'overtaken', notes: [] });
+  });
+
+  it('work: bad options are refused before anything is sent', async () => {
+    const before = h.seen.length;
+    await expect(lh.tasks.work(1, () => 1, { failureStatus: 'Done' as 'Todo' })).rejects.toMatchObject({ name: 'InvalidArgumentError', param: 'failureStatus' });
+    await expect(lh.tasks.work(1, 'not a function' as unknown as () => 1)).rejects.toMatchObject({ name: 'InvalidArgumentError', param: 'fn' });
+    expect(h.seen.length).toBe(before);
   });
 
   it('work: a claim lost mid-work aborts ctx.lease.signal and rejects with LeaseLostError, without completing', async () => {

@@ -191,6 +191,90 @@ describe('what a heartbeat touches', () => {
   });
 });
 
+describe('claimIds: exactly the leases a client tracks', () => {
+  it('touches only the named leases; the session\'s other leases (ghosts the client never learned of) expire within one term', async () => {
+    const h = await startServer();
+    const tracked = await h.acquire('tracked', { holderSession: 'w1' });
+    const ghost = await h.acquire('ghost', { holderSession: 'w1' }); // its answer "was lost": the client never saw it
+    const task = await h.createTask();
+    const taskClaim = await h.claimTask(task.id, task.etag, { 'Leasehold-Session': 'w1' });
+    await h.createQueue('billing', 'invoices', 45);
+    await h.sendMessage('billing', 'invoices');
+    const message = await h.receive('billing', 'invoices', { 'Leasehold-Session': 'w1' });
+    const named = [tracked.body.claimId, taskClaim.claim.claimId, message.answer.body.claimId];
+    for (let i = 0; i < 3; i++) {
+      h.control.advanceClock(20_000);
+      const now = T0 + 20_000 * (i + 1);
+      const answer = await beat(h, { ttl: 30, holderSession: 'w1', claimIds: named });
+      expectStatus(answer, 200);
+      expect(answer.body.results).toEqual([
+        { claimId: tracked.body.claimId, status: 'held', expiresAt: now + 30_000, queueDepth: 0 },
+        { claimId: taskClaim.claim.claimId, status: 'held', expiresAt: now + 900_000 },
+        { claimId: message.answer.body.claimId, status: 'held', expiresAt: now + 45_000 },
+      ]);
+    }
+    expectStatus(await holderOf(h, 'tracked'), 200);
+    expectError(await holderOf(h, 'ghost'), 404, 'claim_not_found');
+    // The ghost's key is free again: the next acquire gets it at once instead of queueing behind it.
+    expectStatus(await h.acquire('ghost', { holderSession: 'w1', wait: true }), 201);
+    // Without claimIds the seed behaviour is unchanged: the ghost's loss is reported once.
+    expect((await beat(h, { ttl: 30, holderSession: 'w1' })).body.results).toEqual(
+      expect.arrayContaining([{ claimId: ghost.body.claimId, status: 'lost' }]),
+    );
+  });
+
+  it('answers lost for ids it may not touch (unknown, released, expired, another session or account), once per id, in order', async () => {
+    const h = await startServer();
+    const mine = await h.acquire('mine', { holderSession: 's1' });
+    const theirs = await h.acquire('theirs', { holderSession: 's2' });
+    const released = await h.acquire('released', { holderSession: 's1' });
+    expectStatus(await h.call('releaseSpaceClaim', { path: { spaceId: SPACE, key: 'released' }, json: { token: released.body.token } }), 200);
+    const otherAccount = await h.acquire('foreign', { holderSession: 's1' }, { key: OTHER });
+    const ids = ['clm_nothing', mine.body.claimId, theirs.body.claimId, released.body.claimId, otherAccount.body.claimId, mine.body.claimId];
+    const answer = await beat(h, { ttl: 30, holderSession: 's1', claimIds: ids });
+    expectStatus(answer, 200);
+    expect(answer.body.results).toEqual([
+      { claimId: 'clm_nothing', status: 'lost' },
+      { claimId: mine.body.claimId, status: 'held', expiresAt: T0 + 30_000, queueDepth: 0 },
+      { claimId: theirs.body.claimId, status: 'lost' },
+      { claimId: released.body.claimId, status: 'lost' },
+      { claimId: otherAccount.body.claimId, status: 'lost' },
+    ]);
+    // Another session's lease named by mistake is not renewed: it expires on its own term.
+    h.control.advanceClock(30_001);
+    expectError(await holderOf(h, 'theirs'), 404, 'claim_not_found');
+    expect((await beat(h, { ttl: 30, holderSession: 's1', claimIds: [mine.body.claimId] })).body.results).toEqual([
+      { claimId: mine.body.claimId, status: 'lost' },
+    ]);
+  });
+
+  it('keeps a queued claim\'s place and reports its grant; an empty list touches nothing', async () => {
+    const h = await startServer();
+    const first = await h.acquire('k', { holderSession: 'a' });
+    const waiter = await h.acquire('k', { wait: true, holderSession: 'b', leaseSeconds: 60 });
+    expect((await beat(h, { ttl: 60, holderSession: 'b', claimIds: [waiter.body.claimId] })).body.results).toEqual([
+      { claimId: waiter.body.claimId, status: 'queued', expiresAt: T0 + 60_000, position: 1, queueDepth: 1 },
+    ]);
+    expect((await beat(h, { ttl: 60, holderSession: 'a', claimIds: [] })).body.results).toEqual([]);
+    expectStatus(await h.call('releaseSpaceClaim', { path: { spaceId: SPACE, key: 'k' }, json: { token: first.body.token } }), 200);
+    expect((await beat(h, { ttl: 60, holderSession: 'b', claimIds: [waiter.body.claimId] })).body.results).toEqual([
+      { claimId: waiter.body.claimId, status: 'held', expiresAt: T0 + 60_000, queueDepth: 0 },
+    ]);
+  });
+
+  it('refuses claimIds with claimId, over 10,000 ids, or ids that are not strings, with 400 naming claimIds (or the bad item)', async () => {
+    const h = await startServer();
+    const claim = await h.acquire('k');
+    expectError(await beat(h, { ttl: 30, claimId: claim.body.claimId, claimIds: [claim.body.claimId] }), 400, undefined, 'claimIds');
+    expectError(await beat(h, { ttl: 30, claimIds: Array.from({ length: 10_001 }, (_, i) => `clm_${i}`) }), 400, undefined, 'claimIds');
+    expectError(await beat(h, { ttl: 30, claimIds: [42] }), 400, undefined, 'claimIds.0');
+    expectError(await beat(h, { ttl: 30, claimIds: 'clm_x' }), 400, undefined, 'claimIds');
+    const full = await beat(h, { ttl: 30, claimIds: [claim.body.claimId, ...Array.from({ length: 9_999 }, (_, i) => `clm_${i}`)] });
+    expectStatus(full, 200);
+    expect(full.body.results).toHaveLength(10_000);
+  });
+});
+
 describe('details', () => {
   it('stores details on every touched lease and shows them when the lease is read', async () => {
     const h = await startServer();

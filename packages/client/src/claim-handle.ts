@@ -1,7 +1,10 @@
 import type { ClientRuntime } from './client-runtime.js';
+import { ClientClosedError } from './closable-transport.js';
 import { ConflictError, NotFoundError } from './core/api-error.js';
+import { assertSendable, check } from './core/argument-checks.js';
 import { AbortError } from './core/connection-errors.js';
 import { LeaseLostError } from './core/lease-lost-error.js';
+import { LeaseholdError } from './core/leasehold-error.js';
 import { pickCallOptions, type CallOptions } from './resources/call-options.js';
 import { lossOf, runUnderLease } from './run-under-lease.js';
 import { adoptSpaceLease, SpaceLease, type SpaceClaimAddress } from './space-lease.js';
@@ -32,7 +35,10 @@ export class ClaimHandle {
   /**
    * Takes the key, waiting in its first-come first-served queue while someone else holds it
    * (the batch heartbeat keeps the place and reports the grant; the fence is then read from the
-   * key). Aborting `signal` while queued leaves the queue and rejects with `AbortError`.
+   * key). Aborting `signal` while queued leaves the queue and rejects with `AbortError`;
+   * closing the client does the same and rejects with `ClientClosedError`. Aborting while the
+   * acquire request is out rejects at once, and a grant that still arrives is released. While
+   * it waits its turn, the acquire keeps the process alive, as a pending request does.
    */
   async acquire(options: AcquireOptions = {}): Promise<SpaceLease> {
     const lease = await this.#send(true, options);
@@ -55,8 +61,8 @@ export class ClaimHandle {
    * Acquires (waiting its turn), runs `fn(lease)` while the batch heartbeat renews the lease,
    * then releases it — also when `fn` throws — and returns `fn`'s value. If the lease is lost
    * first, `lease.signal` aborts and this rejects with `LeaseLostError` (unless `fn` already
-   * returned). A failed release after success is logged, not thrown: the client releases the
-   * lease once a heartbeat answer lists it again (else it expires).
+   * returned). A failed release after success is logged, not thrown: the client retries the
+   * release after its next heartbeat answer (no heartbeat names it, so it expires at worst).
    * @example
    * await claim.run(async (lease) => { await copy({ signal: lease.signal }); });
    */
@@ -65,12 +71,19 @@ export class ClaimHandle {
     return runUnderLease(lease, fn, this.#runtime.log);
   }
 
+  /** Sends the acquire through the client's grant flights: a grant that arrives after `signal` aborted is released. */
   async #send(wait: boolean, options: AcquireOptions): Promise<SpaceLease> {
     const { spaceId, key, runId, holder, holderSession, leaseSeconds } = this.#address;
-    const sentAt = this.#runtime.now(holderSession);
+    // A key the client could not address afterwards (renew, read, release) is never acquired.
+    assertAddressableKey(key);
     const body = { key, scopeId: runId, holder, holderSession, leaseSeconds, wait };
-    const response = await this.#runtime.claims.acquire(spaceId, body, pickCallOptions(options));
-    return adoptSpaceLease(this.#runtime, this.#address, response, sentAt, options.operationId);
+    const lease = await this.#runtime.grants.obtain(options.signal, async (signal) => {
+      const sentAt = this.#runtime.now(holderSession);
+      const response = await this.#runtime.claims.acquire(spaceId, body, { ...pickCallOptions(options), signal });
+      return adoptSpaceLease(this.#runtime, this.#address, response, sentAt, options.operationId);
+    });
+    if (lease === null) throw new LeaseholdError(`The acquire of ${key} answered no claim.`);
+    return lease;
   }
 
   /** Resolves once the lease is held with a known fence. */
@@ -113,15 +126,26 @@ export class ClaimHandle {
         target.addEventListener('abort', onAbort, { once: true });
         stops.push(() => target.removeEventListener('abort', onAbort));
       };
+      // Only the scheduler's timer is pending while we wait: keep the process alive meanwhile.
+      stops.push(this.#runtime.scheduler(this.#address.holderSession).hold());
       stops.push(lease.on('granted', () => finish(resolve)));
       listen(lease.signal, () => finish(() => reject(lossOf(lease) ?? lease.error)));
-      const giveUp = (source: AbortSignal) => (): void =>
+      const giveUp = (error: () => Error) => (): void =>
         finish(() => {
-          void lease.release().catch((error: unknown) => this.#runtime.log.warn('Leaving the queue failed; it is retried once a heartbeat answer lists the place again, else the place lapses.', { error: String(error) }));
-          reject(new AbortError('Stopped waiting for the key.', { cause: source.reason }));
+          void lease.release().catch((failure: unknown) => this.#runtime.log.warn('Leaving the queue failed; no heartbeat names the place any more, so it lapses at the end of its term.', { error: String(failure) }));
+          reject(error());
         });
-      if (signal) listen(signal, giveUp(signal));
-      listen(this.#runtime.closeSignal, giveUp(this.#runtime.closeSignal));
+      if (signal) listen(signal, giveUp(() => new AbortError('Stopped waiting for the key.', { cause: signal.reason })));
+      listen(this.#runtime.closeSignal, giveUp(() => new ClientClosedError()));
     });
   }
+}
+
+/**
+ * Refuses a key the client cannot send losslessly in a URL path (so could not renew, read or
+ * release once acquired): not a string, a lone surrogate, or the dot segments `.` and `..`.
+ */
+export function assertAddressableKey(key: unknown): asserts key is string {
+  check(typeof key === 'string' && key !== '', 'key', 'a non-empty string', key, 'claim');
+  assertSendable(key, 'key', 'path');
 }

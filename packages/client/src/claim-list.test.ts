@@ -29,7 +29,7 @@ describe('ClaimListPromise', () => {
     expect(second.nextCursor).toBe('c2');
     const last = await second.getNextPage();
     expect(last.hasNextPage()).toBe(false);
-    await expect(last.getNextPage()).rejects.toBeInstanceOf(RangeError);
+    await expect(last.getNextPage()).rejects.toMatchObject({ name: 'LeaseholdError', message: expect.stringContaining('last page') });
   });
 
   it('for await yields every claim of every page, fetching each page once', async () => {

@@ -1,3 +1,4 @@
+import { LeaseholdError } from './core/leasehold-error.js';
 import type { CallOptions } from './resources/call-options.js';
 import type { ListClaimsQuery } from './resources/space-claims.js';
 import type { Claim, ClaimList } from './wire-types.js';
@@ -31,9 +32,9 @@ export class ClaimPage implements AsyncIterable<Claim> {
     return this.nextCursor !== null;
   }
 
-  /** Fetches the next page (throws when there is none). */
+  /** Fetches the next page (rejects with a `LeaseholdError` when there is none). */
   async getNextPage(): Promise<ClaimPage> {
-    if (this.nextCursor === null) throw new RangeError('This is the last page of claims.');
+    if (this.nextCursor === null) throw new LeaseholdError('This is the last page of claims: check hasNextPage() first.');
     return new ClaimPage(await this.#fetch(this.nextCursor), this.#fetch);
   }
 

@@ -1,7 +1,9 @@
+import { setMaxListeners } from 'node:events';
 import { ClientClosedError } from './closable-transport.js';
 import { AbortError } from './core/connection-errors.js';
 import type { Logger } from './core/logger.js';
 import type { RequestConfig } from './core/request-options.js';
+import { GrantFlights } from './leases/grant-flights.js';
 import type { Lease } from './leases/lease.js';
 import { RenewalScheduler } from './leases/renewal-scheduler.js';
 import type { RenewalSchedulerOptions } from './leases/renewal-scheduler-options.js';
@@ -51,6 +53,8 @@ export class ClientRuntime {
   readonly tasks: TasksResource;
   readonly spools: SpoolsResource;
   readonly heartbeat: HeartbeatResource;
+  /** Every lease-creating request in flight: a grant whose caller gave up is released, never left untracked. */
+  readonly grants: GrantFlights;
   readonly #renewal: RenewalTuning;
   readonly #closer = new AbortController();
   readonly #schedulers = new Map<string, RenewalScheduler>();
@@ -76,6 +80,9 @@ export class ClientRuntime {
     this.tasks = new TasksResource(this.config);
     this.spools = new SpoolsResource(this.config);
     this.heartbeat = new HeartbeatResource(this.config);
+    // Every pending acquire, grant flight and consumer listens to the close signal: no listener cap.
+    setMaxListeners(0, this.#closer.signal);
+    this.grants = new GrantFlights({ closeSignal: this.#closer.signal, log: this.log });
     this.scheduler(this.session);
   }
 
@@ -151,8 +158,13 @@ export class ClientRuntime {
     return out;
   }
 
-  /** Registers a fresh lease with its session's scheduler (right after its acquire) and tracks it by claimId. */
+  /**
+   * Registers a fresh lease with its session's scheduler (right after its acquire) and tracks it
+   * by claimId. Once the client is closing, nothing is registered any more: the lease is
+   * returned as is, for its grant flight to release.
+   */
   track<L extends Lease>(lease: L, grant: Grant, session: string = this.session): L {
+    if (this.#closed) return lease;
     this.scheduler(session).register(lease, grant);
     if (this.#leases.size >= this.#sweepAt) this.#sweep();
     this.#leases.set(lease.claimId, lease);
@@ -162,14 +174,17 @@ export class ClientRuntime {
   }
 
   /**
-   * Stops every scheduler (releasing its leases when asked, each with a single attempt) and
-   * aborts the close signal. Idempotent. The caller closes the transport afterwards.
+   * Aborts the close signal (pending acquires reject with `ClientClosedError`), waits for the
+   * lease-creating requests still out and releases what they were granted, then stops every
+   * scheduler (releasing its leases when asked, each with a single attempt). Idempotent. The
+   * caller closes the transport afterwards.
    */
   close(options: { releaseLeases?: boolean } = {}): Promise<void> {
     this.#closed = true;
     this.#closing ??= (async () => {
       this.#closer.abort(new AbortError('The Leasehold client was closed.'));
       const releaseLeases = options.releaseLeases ?? true;
+      await this.grants.settled();
       await Promise.all(this.schedulers().map((scheduler) => scheduler.close({ releaseLeases })));
       this.#leases.clear();
       this.#sessions.clear();

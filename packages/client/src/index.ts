@@ -23,8 +23,8 @@ export type { ListTasksQuery, TaskWriteGuard } from './resources/tasks.js';
 
 /** Spools, their queues and the consume loop. */
 export { Spool, SpoolQueue } from './spool.js';
-/** What `queue.consume()` takes. */
-export type { ConsumeContext, ConsumeHandler, ConsumeOptions } from './spool-consumer.js';
+/** What `queue.consume()` takes: handler, options (backoff, maxDeliveries, deadLetter, onError) and what onError hears. */
+export type { ConsumeBackoff, ConsumeContext, ConsumeFailure, ConsumeHandler, ConsumeOptions, DeadLetter } from './spool-consumer.js';
 /** The raw batch heartbeat's options. */
 export type { HeartbeatOptions } from './raw-heartbeat.js';
 

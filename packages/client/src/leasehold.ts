@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ClientRuntime } from './client-runtime.js';
+import { check } from './core/argument-checks.js';
 import { ClosableTransport } from './closable-transport.js';
 import { FetchTransport } from './core/fetch-transport.js';
 import { redactingLogger } from './core/logger.js';
@@ -7,10 +8,10 @@ import { MemoryIdempotencyStore } from './core/memory-idempotency-store.js';
 import { Redactor } from './core/redact.js';
 import type { RequestConfig } from './core/request-options.js';
 import { UndiciTransport } from './core/undici-transport.js';
-import { SPACE_TTL_MAX_SECONDS, SPACE_TTL_MIN_SECONDS } from './leases/lease-kind.js';
 import type { RenewalSchedulerEvents } from './leases/renewal-scheduler-options.js';
 import type { RenewalStats } from './leases/renewal-stats.js';
 import type { Listener } from './leases/typed-emitter.js';
+import { checkLeaseholdOptions } from './leasehold-options-check.js';
 import { DEFAULT_HEARTBEAT_TTL_SECONDS, type LeaseholdOptions } from './leasehold-options.js';
 import { sendRawHeartbeat, type HeartbeatOptions } from './raw-heartbeat.js';
 import { Space } from './space.js';
@@ -49,15 +50,11 @@ export class Leasehold implements AsyncDisposable {
   readonly #transport: ClosableTransport;
   #closing: Promise<void> | undefined;
 
+  /** Validates every option first: a bad one throws an `InvalidArgumentError` naming it and its value. */
   constructor(options: LeaseholdOptions) {
-    if (typeof options?.baseUrl !== 'string' || options.baseUrl === '') throw new TypeError('Leasehold: baseUrl is required.');
-    if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('Leasehold: apiKey is required.');
+    checkLeaseholdOptions(options);
     const ttl = options.heartbeatTtlSeconds ?? DEFAULT_HEARTBEAT_TTL_SECONDS;
-    if (!(ttl >= SPACE_TTL_MIN_SECONDS && ttl <= SPACE_TTL_MAX_SECONDS)) {
-      throw new RangeError(`Leasehold: heartbeatTtlSeconds must be between ${SPACE_TTL_MIN_SECONDS} and ${SPACE_TTL_MAX_SECONDS}.`);
-    }
     const session = options.session ?? `sess_${randomUUID().replaceAll('-', '')}`;
-    if (session.length < 1 || session.length > 200) throw new RangeError('Leasehold: session must be 1–200 characters.');
     this.session = session;
     this.heartbeatTtlSeconds = ttl;
     this.#transport = new ClosableTransport(
@@ -108,6 +105,7 @@ export class Leasehold implements AsyncDisposable {
 
   /** Subscribes to the `heartbeat`, `failure` or `stall` events of the client's session's renewals; returns the unsubscribe function. */
   on<K extends keyof RenewalSchedulerEvents>(event: K, listener: Listener<RenewalSchedulerEvents[K]>): () => void {
+    check(typeof listener === 'function', 'listener', 'a function', listener, 'lh.on');
     return this.#runtime.scheduler().on(event, listener);
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as sdk from './index.js';
-import { AbortError, ClientClosedError, GoneError, Leasehold, LeaseholdError, LeaseLostError, UnusableLeaseError } from './index.js';
+import { AbortError, ClientClosedError, GoneError, InvalidArgumentError, Leasehold, LeaseholdError, LeaseLostError, UnusableLeaseError } from './index.js';
 
 describe('public surface (runtime)', () => {
   it('re-exports every error class of the core', async () => {
@@ -12,9 +12,9 @@ describe('public surface (runtime)', () => {
   });
 
   it('validates its options and makes a sess_ session per client', () => {
-    expect(() => new Leasehold({ baseUrl: '', apiKey: 'k' })).toThrow(TypeError);
-    expect(() => new Leasehold({ baseUrl: 'http://h', apiKey: '' })).toThrow(TypeError);
-    expect(() => new Leasehold({ baseUrl: 'http://h', apiKey: 'k', heartbeatTtlSeconds: 2 })).toThrow(RangeError);
+    expect(() => new Leasehold({ baseUrl: '', apiKey: 'k' })).toThrow(InvalidArgumentError);
+    expect(() => new Leasehold({ baseUrl: 'http://h', apiKey: '' })).toThrow(InvalidArgumentError);
+    expect(() => new Leasehold({ baseUrl: 'http://h', apiKey: 'k', heartbeatTtlSeconds: 2 })).toThrow(InvalidArgumentError);
     const a = new Leasehold({ baseUrl: 'http://h', apiKey: 'k' });
     const b = new Leasehold({ baseUrl: 'http://h', apiKey: 'k' });
     expect(a.session).toMatch(/^sess_[0-9a-f]{32}$/);

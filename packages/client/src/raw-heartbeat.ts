@@ -1,4 +1,5 @@
 import type { ClientRuntime } from './client-runtime.js';
+import { sendNamedHeartbeat } from './leases/heartbeat-batches.js';
 import { leaseControl } from './leases/lease-control.js';
 import { pickCallOptions, type CallOptions } from './resources/call-options.js';
 import type { Details, HeartbeatResponse, Ttl } from './wire-types.js';
@@ -30,18 +31,23 @@ export function ttlSeconds(ttl: Ttl): number | undefined {
 }
 
 /**
- * `lh.heartbeat()`: one raw batch heartbeat for the client's session. Its answer also updates
+ * `lh.heartbeat()`: one raw batch heartbeat for the client's session. Without `claimId` it names
+ * exactly the leases this client tracks in that session (`claimIds`), like the scheduler's own,
+ * so it never keeps a lease alive that the client does not know of. Its answer also updates
  * this client's leases (deadlines counted from when it was sent, `lost` aborts), so a `ttl`
  * shorter than the scheduler's never leaves a lease believed longer than the server keeps it;
- * a lease the client gave up on that it still shows held is released, as after the scheduler's own.
+ * leases the client gave up on get their release retried, as after the scheduler's own answers.
  */
 export async function sendRawHeartbeat(runtime: ClientRuntime, options: HeartbeatOptions): Promise<HeartbeatResponse> {
   const { ttl, details, claimId } = options;
   const body = { ttl, holderSession: runtime.session, ...(details === undefined ? {} : { details }), ...(claimId === undefined ? {} : { claimId }) };
+  const tracked = runtime.trackedIn(runtime.session);
+  const call = pickCallOptions(options);
+  const send = async (named: typeof body): Promise<HeartbeatResponse> => (await runtime.heartbeat.send(named, call)).data;
   const sentAt = runtime.now();
-  const { data } = await runtime.heartbeat.send(body, pickCallOptions(options));
+  const data = claimId === undefined ? await sendNamedHeartbeat(send, body, tracked.map((lease) => lease.claimId)) : await send(body);
   const seconds = ttlSeconds(ttl);
-  const leases = new Map(runtime.trackedIn(runtime.session).map((lease) => [lease.claimId, lease]));
+  const leases = new Map(tracked.map((lease) => [lease.claimId, lease]));
   for (const result of data.results) {
     const lease = leases.get(result.claimId);
     if (lease === undefined) continue;
@@ -55,6 +61,6 @@ export async function sendRawHeartbeat(runtime: ClientRuntime, options: Heartbea
       control.hooks?.changed(lease);
     }
   }
-  runtime.scheduler().releaseAbandonedIn(data.results);
+  runtime.scheduler().serverAnswered();
   return data;
 }

@@ -31,7 +31,7 @@ export async function runUnderLease<L extends Lease, T>(
     try {
       await lease.release();
     } catch (error) {
-      log.warn('Releasing the lease failed; it is released once a heartbeat answer lists it again, else it expires.', { claimId: lease.claimId, error: String(error) });
+      log.warn('Releasing the lease failed; it is retried after the next heartbeat answer; no heartbeat names it, so it expires at worst.', { claimId: lease.claimId, error: String(error) });
     }
   };
   lease.throwIfLost(); // lost or released before fn could start

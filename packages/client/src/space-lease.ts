@@ -2,6 +2,7 @@ import type { ClientRuntime } from './client-runtime.js';
 import type { LeaseLostError } from './core/lease-lost-error.js';
 import { LeaseholdError } from './core/leasehold-error.js';
 import type { LeaseholdResponse } from './core/request-options.js';
+import type { Grant } from './leases/grant-flights.js';
 import { Lease, type LeaseInit } from './leases/lease.js';
 import type { LeaseBackend, LeaseRenewal } from './leases/lease-backend.js';
 import { grantDurationMs } from './server-time.js';
@@ -49,7 +50,7 @@ export class SpaceLease extends Lease {
 
 /**
  * Builds the lease for an acquire answer and registers it (sentAt: when the acquire was sent),
- * or returns the lease this client already tracks under the same claimId (a replay).
+ * or returns the lease this client already tracks under the same claimId (a replay: not fresh).
  */
 export function adoptSpaceLease(
   runtime: ClientRuntime,
@@ -57,10 +58,10 @@ export function adoptSpaceLease(
   response: LeaseholdResponse<Claim>,
   sentAt: number,
   operationId?: string,
-): SpaceLease {
+): Grant<SpaceLease> {
   const row = response.data;
   const existing = runtime.tracked(row.claimId);
-  if (existing instanceof SpaceLease) return existing;
+  if (existing instanceof SpaceLease) return { lease: existing, fresh: false };
   if (typeof row.token !== 'string') throw new LeaseholdError(`The acquire answer for claim ${row.claimId} carries no token.`);
   const backend = new SpaceLeaseBackend(runtime, address.spaceId, address.key, address.leaseSeconds, row.token, operationId);
   const queued = row.status === 'queued';
@@ -81,7 +82,7 @@ export function adoptSpaceLease(
     replayed: response.replayed,
   });
   const durationMs = grantDurationMs(row.leaseSeconds * 1000, row.expiresAt, response.headers, response.replayed);
-  return runtime.track(lease, { durationMs, sentAt }, address.holderSession);
+  return { lease: runtime.track(lease, { durationMs, sentAt }, address.holderSession), fresh: true };
 }
 
 /**
@@ -120,7 +121,7 @@ class SpaceLeaseBackend implements LeaseBackend {
     }
   }
 
-  /** One release attempt (no retries) of a lease this client gave up on while the server still lists it. */
+  /** One release attempt (no retries) of a lease this client gave up on (the scheduler retries it after each heartbeat answer). */
   async releaseAbandoned(): Promise<void> {
     await this.#runtime.claims.release(this.#spaceId, this.#key, { token: this.#token }, { maxRetries: 0 });
   }

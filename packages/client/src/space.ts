@@ -1,6 +1,7 @@
 import { ClaimListPromise, type ListClaimsOptions } from './claim-list.js';
-import { ClaimHandle } from './claim-handle.js';
+import { assertAddressableKey, ClaimHandle } from './claim-handle.js';
 import type { ClientRuntime } from './client-runtime.js';
+import { check } from './core/argument-checks.js';
 import { LeaseLostError } from './core/lease-lost-error.js';
 import { pickCallOptions, type CallOptions } from './resources/call-options.js';
 import { SpaceLease } from './space-lease.js';
@@ -51,6 +52,7 @@ export class SpaceClaims {
 
   /** The current holder's row of `key` (no token); rejects with `NotFoundError` (`claim_not_found`) when the key is free. */
   async get(key: string, options: CallOptions = {}): Promise<Claim> {
+    assertAddressableKey(key);
     return (await this.#runtime.claims.get(this.spaceId, key, pickCallOptions(options))).data;
   }
 }
@@ -72,6 +74,11 @@ export class Run {
     this.#runtime = runtime;
     this.spaceId = spaceId;
     this.runId = runId;
+    check(typeof options === 'object' && options !== null && typeof options.holder === 'string', 'holder', 'a string', options?.holder, 'run');
+    if (options.holderSession !== undefined) {
+      const session = options.holderSession;
+      check(typeof session === 'string' && session.length >= 1 && session.length <= 200, 'holderSession', 'a string of 1–200 characters', session, 'run');
+    }
     this.holder = options.holder;
     this.holderSession = options.holderSession ?? runtime.session;
   }

@@ -1,6 +1,7 @@
 import type { ClientRuntime } from './client-runtime.js';
 import { LeaseholdError } from './core/leasehold-error.js';
 import type { LeaseholdResponse } from './core/request-options.js';
+import type { Grant } from './leases/grant-flights.js';
 import { Lease, type LeaseInit } from './leases/lease.js';
 import type { LeaseBackend, LeaseRenewal } from './leases/lease-backend.js';
 import type { CallOptions } from './resources/call-options.js';
@@ -58,7 +59,7 @@ export function adoptSpoolLease(
   response: LeaseholdResponse<Message | undefined>,
   sentAt: number,
   operationId?: string,
-): SpoolLease {
+): Grant<SpoolLease> {
   const message = response.data;
   const token = response.headers['spooler-lease'];
   if (message === undefined || token === undefined || typeof message.claimId !== 'string') {
@@ -79,7 +80,7 @@ export function adoptSpoolLease(
     queue: address.queue,
     message,
   });
-  return runtime.track(lease, { durationMs, sentAt });
+  return { lease: runtime.track(lease, { durationMs, sentAt }), fresh: true };
 }
 
 /** `Spooler-Lease-Timeout` in ms; `null` (never expires) when absent. */
@@ -134,7 +135,7 @@ export class SpoolLeaseBackend implements LeaseBackend {
     void this.#runtime.forgetOperation(this.#operationId);
   }
 
-  /** One settle attempt (no retries) of a lease this client gave up on while the server still lists it. */
+  /** One settle attempt (no retries) of a lease this client gave up on (the scheduler retries it after each heartbeat answer). */
   async releaseAbandoned(): Promise<void> {
     await this.#settle({ maxRetries: 0 });
   }

@@ -39,29 +39,43 @@ export class SpoolQueue {
 
   /**
    * Leases the oldest visible message (sending the client's session) and registers the lease
-   * with the batch heartbeat; `null` when the queue is empty (204).
+   * with the batch heartbeat; `null` when the queue is empty (204). Aborting `signal` (or closing
+   * the client) while the request is out rejects at once, and a message leased by it anyway is
+   * nacked as soon as its answer arrives; a receive whose answer never arrives leaves a lease
+   * that no heartbeat names, so the message is delivered again after the queue's lease timeout.
    */
   async receive(options: CallOptions = {}): Promise<SpoolLease | null> {
-    const sentAt = this.#runtime.now();
-    const response = await this.#runtime.spools.receive(this.spool, this.name, this.#runtime.session, pickCallOptions(options));
-    if (response.status === 204 || response.data === undefined) {
-      // Nothing leased: the receive is over, a later receive under the same operationId is a new one.
-      await this.#runtime.forgetOperation(options.operationId);
-      return null;
-    }
-    return adoptSpoolLease(this.#runtime, { spool: this.spool, queue: this.name }, response, sentAt, options.operationId);
+    // Through the grant flights: a message leased after `signal` aborted (or the client closed) is nacked at once.
+    return this.#runtime.grants.obtain(options.signal, async (signal) => {
+      const sentAt = this.#runtime.now();
+      const response = await this.#runtime.spools.receive(this.spool, this.name, this.#runtime.session, { ...pickCallOptions(options), signal });
+      if (response.status === 204 || response.data === undefined) {
+        // Nothing leased: the receive is over, a later receive under the same operationId is a new one.
+        await this.#runtime.forgetOperation(options.operationId);
+        return null;
+      }
+      return adoptSpoolLease(this.#runtime, { spool: this.spool, queue: this.name }, response, sentAt, options.operationId);
+    });
   }
 
   /**
    * Runs `handler` over the queue's messages, up to `concurrency` at a time, each under its
-   * renewed lease: acked when the handler resolves, nacked when it throws, left alone when the
-   * lease is lost (410 `stale_token`, discarded, expired: `lease.signal` aborts). An empty queue
-   * is polled every `pollIntervalMs`. Resolves once `signal` aborts (or the client closes) and
-   * the handlers in flight have finished; rejects on a receive error that retrying cannot fix
-   * (after the handlers in flight finish).
+   * renewed lease: acked when the handler resolves; when it throws, nacked with a growing delay
+   * (`backoff`: 1 s, 2 s, 4 s … up to 300 s by default) and reported to `onError` (default: a
+   * warning on the logger, else on stderr); after `maxDeliveries` failed deliveries sent to the
+   * `deadLetter` queue (idempotently) and acked, or discarded; left alone when the lease is lost
+   * (410 `stale_token`, discarded, expired: `lease.signal` aborts). An empty queue is polled
+   * every `pollIntervalMs`. Resolves once `signal` aborts (or the client closes) and the handlers
+   * in flight have finished; rejects on a receive error that retrying cannot fix (after the
+   * handlers in flight finish). Bad options throw `InvalidArgumentError` at once.
    * @example
    * const stop = new AbortController();
-   * const done = invoices.consume(async (message, { signal }) => charge(message.body, { signal }), { concurrency: 4, signal: stop.signal });
+   * const done = invoices.consume(async (message, { signal }) => charge(message.body, { signal }), {
+   *   concurrency: 4,
+   *   signal: stop.signal,
+   *   maxDeliveries: 5,
+   *   deadLetter: { queue: 'invoices-dead' },
+   * });
    * // later: stop.abort(); await done;
    */
   consume(handler: ConsumeHandler, options: ConsumeOptions = {}): Promise<void> {

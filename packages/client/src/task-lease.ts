@@ -2,6 +2,7 @@ import type { ClientRuntime } from './client-runtime.js';
 import { PreconditionFailedError } from './core/api-error.js';
 import { LeaseholdError } from './core/leasehold-error.js';
 import type { LeaseholdResponse } from './core/request-options.js';
+import type { Grant } from './leases/grant-flights.js';
 import { Lease, type LeaseInit } from './leases/lease.js';
 import type { CallOptions } from './resources/call-options.js';
 import type { LeaseBackend, LeaseRenewal } from './leases/lease-backend.js';
@@ -43,17 +44,17 @@ export class TaskLease extends Lease {
   }
 }
 
-/** Builds the lease for a claim answer and registers it, or returns the tracked lease with the same claimId. */
+/** Builds the lease for a claim answer and registers it, or returns the tracked lease with the same claimId (not fresh). */
 export function adoptTaskLease(
   runtime: ClientRuntime,
   taskId: number,
   response: LeaseholdResponse<TaskClaim>,
   sentAt: number,
   operationId?: string,
-): TaskLease {
+): Grant<TaskLease> {
   const claim = response.data;
   const existing = runtime.tracked(claim.claimId);
-  if (existing instanceof TaskLease) return existing;
+  if (existing instanceof TaskLease) return { lease: existing, fresh: false };
   if (typeof claim.token !== 'string') throw new LeaseholdError(`The claim answer for task ${taskId} carries no token.`);
   const backend = new TaskLeaseBackend(runtime, taskId, claim.token, operationId);
   const expiresAt = Date.parse(claim.expiresUtc);
@@ -71,7 +72,7 @@ export function adoptTaskLease(
   });
   const nominal = Number.isFinite(claim.leaseSeconds) ? claim.leaseSeconds * 1000 : TASK_CLAIM_DURATION_MS;
   const durationMs = grantDurationMs(nominal, Number.isFinite(expiresAt) ? expiresAt : undefined, response.headers, response.replayed);
-  return runtime.track(lease, { durationMs, sentAt });
+  return { lease: runtime.track(lease, { durationMs, sentAt }), fresh: true };
 }
 
 /**
@@ -111,7 +112,7 @@ export class TaskLeaseBackend implements LeaseBackend {
     }
   }
 
-  /** One release attempt (no retries) of a claim this client gave up on while the server still lists it. */
+  /** One release attempt (no retries) of a claim this client gave up on (the scheduler retries it after each heartbeat answer). */
   async releaseAbandoned(): Promise<void> {
     if (this.settled) return;
     const options: CallOptions = { maxRetries: 0 };

@@ -1,5 +1,7 @@
 import type { ClientRuntime } from './client-runtime.js';
-import { PreconditionFailedError } from './core/api-error.js';
+import { ApiError, PreconditionFailedError } from './core/api-error.js';
+import { LeaseLostError } from './core/lease-lost-error.js';
+import { check, checkFunction, checkNumber } from './core/argument-checks.js';
 import type { CallOptions } from './resources/call-options.js';
 import { lossOf, runUnderLease } from './run-under-lease.js';
 import { serverRemainingMs } from './server-time.js';
@@ -24,6 +26,16 @@ export interface TaskWorkOptions<T = unknown> {
   markInProgress?: boolean | undefined;
   /** Aborts the loop's own requests (read, claim, patch, complete); `fn` watches `ctx.lease.signal`. */
   signal?: AbortSignal | undefined;
+  /**
+   * Where the task goes when `fn` throws (while the claim is still held): `Todo` (default: another
+   * worker may take it) or `Blocked` (someone must look first). The failure is recorded first.
+   */
+  failureStatus?: 'Todo' | 'Blocked' | undefined;
+  /**
+   * The note recording a failure of `fn`: a function of the error returning its text, or `false`
+   * for none. Default: `work() failed: <error name>: <message>` (redacted, at most 2,000 chars).
+   */
+  failureNote?: false | ((error: unknown) => string) | undefined;
 }
 
 /**
@@ -90,14 +102,33 @@ class WorkContext implements TaskWorkContext {
     }
   }
 
-  /** Refuses to write with a lost claim; a write answered "claim gone" loses the lease and throws its loss. */
+  /**
+   * Refuses to write with a lost claim; a write answered "claim gone" loses the lease and throws
+   * its loss. So does any other refusal (4xx) when a fresh read shows the claim is no longer
+   * ours — the task was completed (a Done task has no claim: its writes answer 422) or claimed
+   * by another worker, e.g. after a stall or a server clock jump outran the claim.
+   */
   async #guarded<R>(write: () => Promise<R>): Promise<R> {
     this.lease.throwIfLost();
     try {
       return await write();
     } catch (error) {
       if (this.lease.reportError(error)) throw this.lease.error;
+      if (error instanceof ApiError && error.status >= 400 && error.status < 500 && (await this.#claimGone())) {
+        this.lease.reportError(new LeaseLostError('lost', this.lease.claimId, { message: `Task ${this.task.id} is Done or claimed by another worker: this claim is gone.`, cause: error }));
+        throw this.lease.error ?? error;
+      }
       throw error;
+    }
+  }
+
+  /** Whether a fresh read shows the task Done or claimed under another claim. */
+  async #claimGone(): Promise<boolean> {
+    try {
+      const { task } = await this.#tasks.get(this.task.id);
+      return task.status === 'Done' || task.claim?.claimId !== this.lease.claimId;
+    } catch {
+      return false;
     }
   }
 }
@@ -110,6 +141,7 @@ export async function workOnTask<T>(
   fn: (ctx: TaskWorkContext) => T | Promise<T>,
   options: TaskWorkOptions<T>,
 ): Promise<T> {
+  checkWorkOptions(fn, options);
   const { signal } = options;
   const operationId = options.operationId ?? `task:${taskId}:claim`;
   const minRemainingMs = options.minRemainingMs ?? 30_000;
@@ -117,7 +149,7 @@ export async function workOnTask<T>(
     try {
       await lease.release();
     } catch (error) {
-      runtime.log.warn('Releasing the task claim failed; it is released once a heartbeat answer lists it again, else it expires.', { taskId, error: String(error) });
+      runtime.log.warn('Releasing the task claim failed; it is retried after the next heartbeat answer; no heartbeat names it, so it expires at worst.', { taskId, error: String(error) });
     }
   };
 
@@ -167,8 +199,44 @@ export async function workOnTask<T>(
       }
       await lease.settledByServer();
     },
-    onError: () => releaseQuietly(lease),
+    onError: async (error) => {
+      await recordFailure(runtime, ctx, error, options);
+      await releaseQuietly(lease);
+    },
   });
+}
+
+/** Longest failure note written by default. */
+const FAILURE_NOTE_MAX = 2_000;
+
+/**
+ * `fn` threw while the claim was still held: leave a trace on the task (a note with the error,
+ * then the status `failureStatus`) before the claim is released. Best effort: a failing write
+ * is logged, never thrown over `fn`'s own error.
+ */
+async function recordFailure<T>(runtime: ClientRuntime, ctx: WorkContext, error: unknown, options: TaskWorkOptions<T>): Promise<void> {
+  const status = options.failureStatus ?? 'Todo';
+  const attempt = async (what: string, write: () => Promise<unknown>): Promise<void> => {
+    try {
+      await write();
+    } catch (recordError) {
+      runtime.log.warn(`Recording the failure on the task (${what}) failed; the claim is released anyway.`, { taskId: ctx.task.id, error: String(recordError) });
+    }
+  };
+  if (options.failureNote !== false) {
+    await attempt('note', async () => {
+      const text = options.failureNote ? options.failureNote(error) : defaultFailureNote(runtime, error, status);
+      if (typeof text === 'string' && text !== '') await ctx.addNote(text.slice(0, 20_000), { signal: options.signal });
+    });
+  }
+  if (!ctx.lease.error && ctx.task.status !== status) await attempt('status', () => ctx.update({ status }, { signal: options.signal }));
+}
+
+function defaultFailureNote(runtime: ClientRuntime, error: unknown, status: string): string {
+  const described = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const text = `work() failed: ${described} (task back to ${status}, claim released).`;
+  const safe = runtime.config.redactor?.redact(text) ?? text;
+  return safe.length > FAILURE_NOTE_MAX ? `${safe.slice(0, FAILURE_NOTE_MAX - 1)}…` : safe;
 }
 
 /** Time left on the claim by the server's clock (its `Date` header), else by the local deadline. */
@@ -186,4 +254,14 @@ function jsonValue(value: unknown): { ok: true; value: unknown } | { ok: false }
   } catch {
     return { ok: false };
   }
+}
+
+/** Refuses bad `work()` arguments before anything is sent. */
+function checkWorkOptions<T>(fn: unknown, options: TaskWorkOptions<T>): void {
+  const owner = 'tasks.work';
+  check(typeof fn === 'function', 'fn', 'a function', fn, owner);
+  check(typeof options === 'object' && options !== null, 'options', 'an object', options, owner);
+  checkNumber(options.minRemainingMs, 'minRemainingMs', 'a non-negative number of milliseconds', (n) => n >= 0, owner);
+  if (options.failureStatus !== undefined) check(options.failureStatus === 'Todo' || options.failureStatus === 'Blocked', 'failureStatus', '"Todo" or "Blocked"', options.failureStatus, owner);
+  if (options.failureNote !== undefined && options.failureNote !== false) checkFunction(options.failureNote, 'failureNote', owner);
 }

@@ -1,5 +1,6 @@
 import type { ClientRuntime } from './client-runtime.js';
 import { LeaseholdError } from './core/leasehold-error.js';
+import { UnexpectedResponseError } from './core/unexpected-response-error.js';
 import type { LeaseholdResponse } from './core/request-options.js';
 import { pickCallOptions, type CallOptions } from './resources/call-options.js';
 import type { ListTasksQuery, TaskWriteGuard } from './resources/tasks.js';
@@ -32,10 +33,18 @@ export interface ClaimedTask {
 /** Options of `tasks.list()`: the query (`status`, `limit` per page, a starting `cursor`) plus call options. */
 export type ListTasksOptions = ListTasksQuery & CallOptions;
 
-/** The `ETag` of a task answer (every task answer carries one). */
+/** The `ETag` of a task answer (every task answer carries one; one without is an `UnexpectedResponseError`). */
 export function etagOf(response: LeaseholdResponse<unknown>): string {
   const etag = response.headers.etag;
-  if (etag === undefined) throw new LeaseholdError(`The task answer (request ${response.requestId ?? 'unknown'}) carries no ETag.`);
+  if (etag === undefined || etag === '') {
+    throw new UnexpectedResponseError({
+      status: response.status,
+      code: 'unexpected_response_shape',
+      message: 'The task answer carries no ETag.',
+      requestId: response.requestId,
+      headers: response.headers,
+    });
+  }
   return etag;
 }
 
@@ -103,9 +112,18 @@ export class Tasks {
    * its stored key is deleted once this claim's lease ends (a later claim under it is new).
    */
   async claim(taskId: number, options: { etag: string } & CallOptions): Promise<ClaimedTask> {
-    const sentAt = this.#runtime.now();
-    const response = await this.#runtime.tasks.claim(taskId, { etag: options.etag, session: this.#runtime.session }, pickCallOptions(options));
-    return { lease: adoptTaskLease(this.#runtime, taskId, response, sentAt, options.operationId), etag: etagOf(response), response };
+    let claimed: ClaimedTask | undefined;
+    // Through the grant flights: a claim granted after `signal` aborted (or the client closed) is released.
+    const lease = await this.#runtime.grants.obtain(options.signal, async (signal) => {
+      const sentAt = this.#runtime.now();
+      const response = await this.#runtime.tasks.claim(taskId, { etag: options.etag, session: this.#runtime.session }, { ...pickCallOptions(options), signal });
+      const etag = etagOf(response);
+      const grant = adoptTaskLease(this.#runtime, taskId, response, sentAt, options.operationId);
+      claimed = { lease: grant.lease, etag, response };
+      return grant;
+    });
+    if (lease === null || claimed === undefined) throw new LeaseholdError(`The claim of task ${taskId} answered no claim.`);
+    return claimed;
   }
 
   /** Renews a claim by token (raw; the batch heartbeat already renews claims of this client). */
@@ -131,9 +149,11 @@ export class Tasks {
    * key (`operationId`, default `task:${taskId}:claim`, so a worker restarted during the claim
    * replays it; the key is deleted once the claim ends, so a later `work()` claims afresh); refuse a claim with under 30 s left; PATCH `InProgress`; run `fn(ctx)` while the
    * batch heartbeat renews the claim; then complete the task (with `fn`'s value as `result`
-   * when it is JSON), which releases the claim. If `fn` throws, the claim is released (the task
-   * stays for another worker) and the error rethrown; if the claim is lost, `ctx.lease.signal`
-   * aborts and this rejects with `LeaseLostError`. Resolves with `fn`'s value.
+   * when it is JSON), which releases the claim. If `fn` throws, the failure is recorded on the
+   * task — a note with the error (`failureNote`), the status back to `Todo` or `Blocked`
+   * (`failureStatus`, default `Todo`) — the claim is released, and the error rethrown; if the
+   * claim is lost, `ctx.lease.signal` aborts and this rejects with `LeaseLostError` (nothing can
+   * be recorded without the claim). Resolves with `fn`'s value.
    * @example
    * const pages = await lh.tasks.work(42, async (ctx) => {
    *   await ctx.addNote('Draft prepared.');

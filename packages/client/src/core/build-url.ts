@@ -1,3 +1,5 @@
+import { assertSendable } from './argument-checks.js';
+
 /** A query parameter value; `undefined`/`null` leave the parameter out, arrays repeat it. */
 export type QueryValue = string | number | boolean | null | undefined | ReadonlyArray<string | number | boolean>;
 
@@ -14,8 +16,11 @@ export function buildUrl(baseUrl: string, path: string, query?: Readonly<Record<
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) {
     if (value === undefined || value === null) continue;
-    if (Array.isArray(value)) for (const item of value) params.append(name, String(item));
-    else params.append(name, String(value));
+    for (const item of Array.isArray(value) ? value : [value]) {
+      const text = String(item);
+      if (typeof item === 'string') assertSendable(text, name, 'query');
+      params.append(name, text);
+    }
   }
   const search = params.toString();
   return search === '' ? url : `${url}${url.includes('?') ? '&' : '?'}${search}`;
@@ -35,12 +40,18 @@ function trimBase(baseUrl: string): string {
 
 /**
  * A template tag that percent-encodes every interpolated path segment (so a claim key
- * `reports/2026-11` becomes one segment, `reports%2F2026-11`).
+ * `reports/2026-11` becomes one segment, `reports%2F2026-11`). A segment that cannot be sent
+ * losslessly — one with a lone surrogate, or `.` / `..` (URL parsing resolves those away, even
+ * percent-encoded) — is refused with an `InvalidArgumentError` before anything is sent.
  * @example
  * encodePath`/v1/spaces/${spaceId}/claims/${key}/renew`
  */
 export function encodePath(strings: TemplateStringsArray, ...values: ReadonlyArray<string | number>): string {
   let out = strings[0] ?? '';
-  for (let i = 0; i < values.length; i++) out += encodeURIComponent(String(values[i])) + (strings[i + 1] ?? '');
+  for (let i = 0; i < values.length; i++) {
+    const segment = String(values[i]);
+    assertSendable(segment, 'path segment', 'path');
+    out += encodeURIComponent(segment) + (strings[i + 1] ?? '');
+  }
   return out;
 }

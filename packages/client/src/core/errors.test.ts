@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import * as errors from './errors.js';
-import { AbortError, ApiError, ConnectionError, LeaseholdError, LeaseLostError, TimeoutError } from './errors.js';
+import { AbortError, ApiError, ConnectionError, LeaseholdError, LeaseLostError, TimeoutError, UnexpectedResponseError, InvalidArgumentError } from './errors.js';
 
 describe('error classes', () => {
   it('every class has a stable name equal to its export name, and extends LeaseholdError', () => {
     const classes = Object.entries(errors).filter(([, v]) => typeof v === 'function' && /^[A-Z]/.test(v.name) && v.prototype instanceof Error || v === LeaseholdError);
-    expect(classes.length).toBe(21);
+    expect(classes.length).toBe(23);
     for (const [exportName, Class] of classes) {
       const instance =
         Class.prototype instanceof ApiError || Class === ApiError
@@ -14,7 +14,11 @@ describe('error classes', () => {
             ? new LeaseLostError('expired', 'clm_1')
             : Class === TimeoutError
               ? new TimeoutError('attempt', 1)
-              : new (Class as typeof ConnectionError)('m');
+              : Class === UnexpectedResponseError
+                ? new UnexpectedResponseError({ status: 201, code: 'unexpected_response_shape', message: 'm' })
+                : Class === InvalidArgumentError
+                  ? new InvalidArgumentError('baseUrl', 'm')
+                  : new (Class as typeof ConnectionError)('m');
       expect(instance.name).toBe(exportName);
       expect(instance).toBeInstanceOf(LeaseholdError);
       expect(String(instance).startsWith(`${exportName}: `)).toBe(true);
@@ -46,6 +50,23 @@ describe('error classes', () => {
     const cause = new Error('410');
     const error = new LeaseLostError('stale', 'clm_7Zp2', { cause });
     expect([error.reason, error.claimId, error.cause, error.message]).toEqual(['stale', 'clm_7Zp2', cause, 'Lease clm_7Zp2 is no longer held (stale).']);
+  });
+
+  it('UnexpectedResponseError carries status, code and request id, masks secret headers, redacts and cuts the body', () => {
+    const error = new UnexpectedResponseError({
+      status: 201,
+      code: 'unexpected_response_shape',
+      message: "The acquire answer's leaseSeconds is not a positive number of seconds.",
+      requestId: 'req_1',
+      headers: { 'Request-Id': 'req_1', 'Spooler-Lease': 'sl_secretsecretsecret' },
+      rawBody: `{"token":"lht_abcdefabcdefabcdef"}${'x'.repeat(5000)}`,
+    });
+    expect([error.status, error.code, error.requestId]).toEqual([201, 'unexpected_response_shape', 'req_1']);
+    expect(error.message).toBe("The acquire answer's leaseSeconds is not a positive number of seconds. (HTTP 201, request req_1)");
+    expect(error.headers).toEqual({ 'request-id': 'req_1', 'spooler-lease': '[REDACTED]' });
+    expect(error.rawBody).not.toContain('lht_abcdef');
+    expect(error.rawBody.length).toBeLessThanOrEqual(2 * 1024 + 1);
+    expect(error).not.toBeInstanceOf(ApiError);
   });
 
   it('redacts any message, even without a redactor', () => {

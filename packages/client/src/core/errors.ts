@@ -25,3 +25,5 @@ export {
 } from './api-error.js';
 export { AbortError, ConnectionError, TimeoutError, type TimeoutScope } from './connection-errors.js';
 export { LeaseLostError, type LeaseLostReason } from './lease-lost-error.js';
+export { InvalidArgumentError } from './invalid-argument-error.js';
+export { UnexpectedResponseError, type UnexpectedResponseInit, type UnexpectedResponseReason } from './unexpected-response-error.js';

@@ -1,4 +1,4 @@
-import { LeaseholdError } from './leasehold-error.js';
+import { InvalidArgumentError } from './invalid-argument-error.js';
 
 /** A fresh idempotency key: a random UUID (36 printable ASCII characters). */
 export function generateIdempotencyKey(): string {
@@ -10,9 +10,9 @@ export function isValidIdempotencyKey(key: string): boolean {
   return typeof key === 'string' && /^[\x20-\x7e]{1,255}$/.test(key);
 }
 
-/** Throws a {@link LeaseholdError} (before anything is sent) when a caller's key is invalid. */
+/** Throws an {@link InvalidArgumentError} (before anything is sent) when a caller's key is invalid. */
 export function assertValidIdempotencyKey(key: string): void {
   if (!isValidIdempotencyKey(key)) {
-    throw new LeaseholdError('Idempotency-Key must be 1–255 printable ASCII characters.');
+    throw new InvalidArgumentError('idempotencyKey', 'Idempotency-Key must be 1–255 printable ASCII characters.');
   }
 }

@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from './invalid-argument-error.js';
 /** A clock that never jumps: milliseconds since an arbitrary origin, only differences matter. */
 export interface MonotonicClock {
   /** Milliseconds since the clock's origin; never decreases. */
@@ -36,7 +37,7 @@ export class ManualClock implements MonotonicClock, WallClock {
 
   /** Moves the clock forward by `ms` (never backwards). */
   advance(ms: number): void {
-    if (!(ms >= 0)) throw new RangeError('A monotonic clock only moves forward.');
+    if (!(ms >= 0)) throw new InvalidArgumentError('ms', `A monotonic clock only moves forward; got ${String(ms)}.`);
     this.#now += ms;
   }
 }

@@ -1,5 +1,5 @@
 import { ApiError } from './api-error.js';
-import { assertValidIdempotencyKey, generateIdempotencyKey } from './idempotency-key.js';
+import { assertValidIdempotencyKey, generateIdempotencyKey, isValidIdempotencyKey } from './idempotency-key.js';
 import { IDEMPOTENCY_KEY_TTL_MS, reserveIdempotencyKey } from './idempotency-store.js';
 import { LeaseholdError } from './leasehold-error.js';
 import type { Logger } from './logger.js';
@@ -54,6 +54,9 @@ export async function resolveIdempotencyKey(
     }
   } catch (cause) {
     throw new LeaseholdError(`Could not persist the idempotency key of operation ${operationId}; nothing was sent.`, { cause });
+  }
+  if (typeof key !== 'string' || !isValidIdempotencyKey(key)) {
+    throw new LeaseholdError(`The idempotency store returned an unusable key for operation ${operationId} (not 1–255 printable ASCII); nothing was sent.`);
   }
   const forget = async (): Promise<void> => {
     try {

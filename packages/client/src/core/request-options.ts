@@ -99,6 +99,11 @@ export interface RequestOptions {
   deadlineAt?: number | undefined;
   /** Retries for this call (overrides the config's). */
   maxRetries?: number | undefined;
+  /**
+   * Checks a 2xx answer before it is returned: a description of what is wrong makes the call
+   * reject with `UnexpectedResponseError` (`unexpected_response_shape`, not retried).
+   */
+  accept?: ((answer: { status: number; data: unknown; headers: Readonly<Record<string, string>> }) => string | undefined) | undefined;
 }
 
 /** A successful answer. */

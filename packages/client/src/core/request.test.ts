@@ -133,10 +133,27 @@ describe('request over node:http', () => {
     expect(res.headers['spooler-lease-expires-at']).toBe('2026-11-29T15:16:00Z');
   });
 
-  it('a 2xx that is not JSON is an ApiError (invalid_response_body), not retried', async () => {
-    const { server, config } = await setup([(_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hi</html>')]);
-    await expect(request(config, { method: 'GET', path: '/v1/x' })).rejects.toMatchObject({ name: 'ApiError', status: 200, code: 'invalid_response_body' });
+  it('a 2xx that is not JSON is an UnexpectedResponseError (invalid_response_body), not retried', async () => {
+    const { server, config } = await setup([(_req, res) => res.writeHead(200, { 'content-type': 'text/html', 'request-id': 'req_html' }).end('<html>hi</html>')]);
+    await expect(request(config, { method: 'GET', path: '/v1/x' })).rejects.toMatchObject({
+      name: 'UnexpectedResponseError',
+      status: 200,
+      code: 'invalid_response_body',
+      requestId: 'req_html',
+      rawBody: '<html>hi</html>',
+    });
     expect(server.seen).toHaveLength(1);
+  });
+
+  it('a 2xx that `accept` refuses is an UnexpectedResponseError naming the problem, not retried, and keeps the operation key', async () => {
+    const { server, config } = await setup([(_req, res) => res.writeHead(201, { 'content-type': 'application/json' }).end('null')]);
+    const store = new MemoryIdempotencyStore();
+    const accept = ({ data }: { data: unknown }) => (data === null ? 'The acquire answer carries no JSON object.' : undefined);
+    await expect(
+      request({ ...config, idempotencyStore: store }, { method: 'POST', path: '/v1/x', body: {}, operationId: 'op', accept }),
+    ).rejects.toMatchObject({ name: 'UnexpectedResponseError', status: 201, code: 'unexpected_response_shape', message: expect.stringContaining('carries no JSON object') });
+    expect(server.seen).toHaveLength(1);
+    expect(await store.get('op')).toBe(server.seen[0]?.headers['idempotency-key']);
   });
 
   it('per-attempt timeout → TimeoutError, retried with the same key', async () => {

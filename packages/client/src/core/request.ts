@@ -5,13 +5,16 @@ import { decodeApiError } from './decode-error.js';
 import { LeaseholdError } from './leasehold-error.js';
 import { redactingLogger, silentLogger } from './logger.js';
 import { systemMonotonicClock, systemWallClock } from './monotonic-clock.js';
-import { Redactor } from './redact.js';
+import { Redactor, SECRET_HEADER_NAMES } from './redact.js';
+import { assertSendable, check, checkNumber, isCount, isPositiveOrInfinite } from './argument-checks.js';
+import { InvalidArgumentError } from './invalid-argument-error.js';
 import { buildRequestHeaders } from './request-headers.js';
 import { isDefinitive, needsIdempotencyStore, resolveIdempotencyKey, resolveIdempotencyKeyNow } from './request-idempotency.js';
 import { DEFAULT_TIMEOUT_MS, type AttemptEvent, type LeaseholdResponse, type RequestConfig, type RequestOptions } from './request-options.js';
 import { DEFAULT_MAX_RETRIES, RetryPolicy } from './retry-policy.js';
 import { sendAttempt } from './send-attempt.js';
 import { sleep as realSleep } from './sleep.js';
+import { UnexpectedResponseError, type UnexpectedResponseReason } from './unexpected-response-error.js';
 import type { TransportResponse } from './transport.js';
 
 export type { AttemptEvent, HttpMethod, LeaseholdResponse, RequestConfig, RequestHooks, RequestOptions } from './request-options.js';
@@ -20,7 +23,8 @@ export { DEFAULT_TIMEOUT_MS } from './request-options.js';
 /**
  * Sends one API call: JSON, auth, idempotency key (same on every retry, durable with an
  * `operationId`), per-attempt timeout, deadline, abort, retries and typed, redacted errors.
- * Throws `ApiError` subclasses, `ConnectionError`, `TimeoutError` or `AbortError`.
+ * Throws `ApiError` subclasses, `ConnectionError`, `TimeoutError`, `AbortError`, or
+ * `UnexpectedResponseError` for a 2xx the call cannot use (not JSON, or refused by `accept`).
  * @example
  * const { data } = await request<Claim>(config, { method: 'POST', path: '/v1/spaces/…/claims', body });
  */
@@ -38,6 +42,7 @@ export async function request<T = unknown>(config: RequestConfig, options: Reque
   const logging = log !== silentLogger;
   const hooks = config.hooks;
   const pause = config.sleep ?? realSleep;
+  checkCallOptions(options);
   const { method, path, signal } = options;
   const budgetMs = Math.min(
     options.totalTimeoutMs ?? Number.POSITIVE_INFINITY,
@@ -80,8 +85,11 @@ export async function request<T = unknown>(config: RequestConfig, options: Reque
     let data: unknown;
     try {
       response = await sendAttempt(config.transport, transportRequest, { timeoutMs, remainingMs, budgetMs, signal });
-      if (response.status >= 200 && response.status < 300) data = parseSuccessBody(response, redactor);
-      else error = decodeApiError(response, { redactor, nowMs: (config.wallClock ?? systemWallClock).now() });
+      if (response.status >= 200 && response.status < 300) {
+        data = parseSuccessBody(response, redactor);
+        const problem = options.accept?.({ status: response.status, data, headers: response.headers });
+        if (problem !== undefined) throw unexpected(response, redactor, 'unexpected_response_shape', problem);
+      } else error = decodeApiError(response, { redactor, nowMs: (config.wallClock ?? systemWallClock).now() });
     } catch (caught) {
       error = caught instanceof LeaseholdError ? caught : new ConnectionError(String(caught), { cause: caught, redactor });
     }
@@ -129,22 +137,21 @@ export async function request<T = unknown>(config: RequestConfig, options: Reque
   }
 }
 
-/** A 2xx body: parsed JSON, or undefined when empty; garbage is an `ApiError` (`invalid_response_body`). */
+/** A 2xx body: parsed JSON, or undefined when empty; garbage is an `UnexpectedResponseError` (`invalid_response_body`). */
 function parseSuccessBody(response: TransportResponse, redactor: Redactor): unknown {
   if (response.status === 204 || response.status === 205 || response.bodyText.trim() === '') return undefined;
   try {
     return JSON.parse(response.bodyText) as unknown;
   } catch (cause) {
-    throw invalidBody(response, redactor, cause);
+    throw unexpected(response, redactor, 'invalid_response_body', `The ${response.status} answer is not valid JSON.`, cause);
   }
 }
 
-function invalidBody(response: TransportResponse, redactor: Redactor, cause: unknown): ApiError {
-  return new ApiError({
+function unexpected(response: TransportResponse, redactor: Redactor, code: UnexpectedResponseReason, message: string, cause?: unknown): UnexpectedResponseError {
+  return new UnexpectedResponseError({
     status: response.status,
-    type: 'api_error',
-    code: 'invalid_response_body',
-    message: `The ${response.status} answer is not valid JSON: ${response.bodyText.slice(0, 200)}`,
+    code,
+    message,
     headers: response.headers,
     rawBody: response.bodyText,
     requestId: response.headers['request-id'] ?? response.headers['x-request-id'],
@@ -158,7 +165,24 @@ function encodeBody(body: unknown): string | undefined {
   try {
     return JSON.stringify(body);
   } catch (cause) {
-    throw new LeaseholdError('The request body cannot be encoded as JSON.', { cause });
+    throw new InvalidArgumentError('body', `The request body cannot be encoded as JSON: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** Refuses per-call options the request cannot honour (before anything is stored or sent). */
+function checkCallOptions(options: RequestOptions): void {
+  checkNumber(options.maxRetries, 'maxRetries', 'a non-negative integer', isCount, 'request');
+  checkNumber(options.timeoutMs, 'timeoutMs', 'a positive number of milliseconds (Infinity: none)', isPositiveOrInfinite, 'request');
+  checkNumber(options.totalTimeoutMs, 'totalTimeoutMs', 'a positive number of milliseconds (Infinity: none)', isPositiveOrInfinite, 'request');
+  if (options.operationId !== undefined) check(typeof options.operationId === 'string' && options.operationId !== '', 'operationId', 'a non-empty string', options.operationId, 'request');
+  const signal = options.signal as unknown;
+  if (signal !== undefined) {
+    check(typeof signal === 'object' && signal !== null && typeof (signal as AbortSignal).addEventListener === 'function', 'signal', 'an AbortSignal', signal, 'request');
+  }
+  if (options.headers) {
+    for (const [name, value] of Object.entries(options.headers)) {
+      if (value !== undefined) assertSendable(value, `header ${name}`, 'header', { secret: SECRET_HEADER_NAMES.has(name.toLowerCase()) });
+    }
   }
 }
 

@@ -15,8 +15,10 @@ export interface paths {
          * Heartbeat every lease you hold, in one request
          * @description One round trip per cadence for a worker holding many leases, instead of one per lease.
          *     Without `claimId` it touches every lease the credential holds, of every kind — narrowed to
-         *     one process's leases by `holderSession`; with `claimId`, just that lease. Each touched lease
-         *     gets one ack:
+         *     one process's leases by `holderSession`; with `claimId`, just that lease; with `claimIds`,
+         *     exactly the leases named (the leases the client tracks), so a lease it never learned of — an
+         *     acquire whose answer was lost, a crashed process's lease under a reused session — is not kept
+         *     alive and expires at the end of its term. Each touched lease gets one ack:
          *
          *     - a **held space claim** is *extended* to now + `ttl` (clamped to 5–600 seconds), and
          *       never moved earlier: when now + `ttl` is before its current expiry (a `ttl` of `0`, or a
@@ -37,7 +39,10 @@ export interface paths {
          *
          *     `details` (an object of at most 16 KiB) is stored on every touched lease as its latest
          *     progress report and shown when the lease is read. The cost is linear in the leases of the
-         *     calling credential, nothing more. A `claimId` outside the credential is 404.
+         *     calling credential (with `claimIds`: in the ids named), nothing more. A `claimId` outside the
+         *     credential is 404; an id in `claimIds` that names no lease this heartbeat may touch is
+         *     answered `lost` (never 404, so one stale id does not fail the batch, and another
+         *     credential's ids are indistinguishable from unknown ones).
          *
          *     Key permission: `coordination_write`.
          */
@@ -876,10 +881,29 @@ export interface components {
         HeartbeatRequest: {
             ttl: components["schemas"]["Ttl"];
             /**
-             * @description Touch only this lease (of any kind). Without it, every lease of the credential is touched.
+             * @description Touch only this lease (of any kind). Without it (and without `claimIds`), every lease of the
+             *     credential is touched. Not together with `claimIds` (400 naming `claimIds`).
              * @example clm_7Zp2Qk9rT4xW1mN8
              */
             claimId?: string;
+            /**
+             * @description Touch exactly these leases and no other: the leases a client tracks. Each named lease gets
+             *     one ack, in the order named (a repeated id is answered once): `held` / `queued` as for an
+             *     unfiltered heartbeat, and `lost` for every id it cannot renew — expired, taken away,
+             *     released, unknown, of another credential, or (with `holderSession`) of another session.
+             *     The credential's other leases are NOT touched: one the client never learned of (an
+             *     acquire whose answer was lost or abandoned, the leases of a crashed process with the
+             *     same session) is left to expire at the end of its current term. Without `claimIds` the
+             *     heartbeat touches every lease of the credential (or of `holderSession`), as the seed page
+             *     describes. At most 10,000 ids per request (about 23 bytes each, `"clm_…",`: 10,000 fit
+             *     in 230 KiB, well under the 1 MiB body limit); a client tracking more sends
+             *     ceil(N / 10,000) heartbeats per cadence. An empty array touches nothing.
+             * @example [
+             *       "clm_7Zp2Qk9rT4xW1mN8",
+             *       "clm_2Hn6Vb8Xq4Zt1Lk7"
+             *     ]
+             */
+            claimIds?: string[];
             /**
              * @description Touch only the leases acquired with this session (space claims: `holderSession`; task
              *     claims and spool receives: the `Leasehold-Session` header). Always send it when several

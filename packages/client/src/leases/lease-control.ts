@@ -40,6 +40,8 @@ export interface LeaseControl extends LeaseDeadline {
   atRisk(now: number): void;
   /** Aborts the lease as lost with `reason` (no-op when already lost or released). */
   lose(reason: LeaseLostReason, cause?: unknown): void;
+  /** Loses the lease (`deadline`) if its local deadline has passed, now. */
+  checkDeadline(): void;
   /** One best-effort release (no retries) of a lease the client gave up on; rejects with the API error. */
   releaseAbandoned(): Promise<void>;
 }

@@ -68,4 +68,11 @@ describe('LeaseDeadline', () => {
     d.record(1, 30_000, timing);
     expect(d.atRiskReported).toBe(false);
   });
+
+  it.each([Number.NaN, Number.POSITIVE_INFINITY, -1_000])('never keeps a non-finite or negative duration (%s): it counts as nothing granted', (duration) => {
+    const d = new LeaseDeadline();
+    d.record(10_000, duration, timing);
+    expect(Number.isFinite(d.deadline)).toBe(true);
+    expect(d.deadline).toBeLessThanOrEqual(10_000);
+  });
 });

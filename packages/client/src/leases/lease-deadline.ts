@@ -48,7 +48,11 @@ export class LeaseDeadline {
    * kept whichever it processed last, so the safe bound is the newer send time plus the shorter
    * duration. Returns whether the answer was the newest.
    */
-  record(sentAt: number, durationMs: number | null, timing: LeaseTiming): boolean {
+  record(sentAt: number, grantedMs: number | null, timing: LeaseTiming): boolean {
+    // A duration that is not a finite non-negative number (a bug upstream) counts as nothing
+    // granted: the lease is lost at once, never kept with a NaN or infinite deadline.
+    const durationMs = grantedMs === null || (Number.isFinite(grantedMs) && grantedMs >= 0) ? grantedMs : 0;
+    if (!Number.isFinite(sentAt)) sentAt = timing.now();
     const newest = sentAt >= this.sentAt || this.termMs === undefined;
     if (newest) {
       this.sentAt = sentAt;

@@ -67,6 +67,11 @@ export class LeaseRegistry {
     return true;
   }
 
+  /** The claimIds of every registered lease (what the batch heartbeat names). */
+  claimIds(): string[] {
+    return [...this.#leases.keys()];
+  }
+
   /** Removes and returns every lease. */
   drain(): Lease[] {
     const leases = [...this.#leases.values()];

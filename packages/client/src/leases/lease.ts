@@ -1,5 +1,7 @@
+import { check } from '../core/argument-checks.js';
 import { LeaseLostError, type LeaseLostReason } from '../core/errors.js';
 import type { LeaseBackend, LeaseRenewal } from './lease-backend.js';
+import { checkedSignal } from './checked-signal.js';
 import {
   leaseControl,
   type LeaseControl,
@@ -47,12 +49,12 @@ export interface LeaseInit {
  * {@link LeaseLostError} as reason, the moment the lease can no longer be trusted; pass it to
  * the work the lease guards. A `RenewalScheduler` renews it through the batch heartbeat.
  *
- * The batch heartbeat renews EVERY lease of the session on the server, so a lease the client
+ * The batch heartbeat names exactly the leases the scheduler tracks, so a lease the client
  * gives up on — lost to its local deadline (a stall, failed heartbeats), or whose release
- * failed — would stay alive. The scheduler therefore remembers it (for up to 10 minutes) and,
- * as soon as a heartbeat answer still lists it as held or queued, sends ONE best-effort release
- * with its token (no retries; a 404/409/410 or a `lost` ack ends the watch; another failure is
- * tried again at the next answer). Such a lease is released as soon as the server answers again.
+ * failed — is no longer renewed and expires at the end of its term. To free it sooner the
+ * scheduler sends ONE best-effort release with its token at once (after a deadline loss) and
+ * again after each heartbeat answer, for up to 10 minutes, until one succeeds or answers
+ * 404/409/410.
  * @example
  * await using lease = await client.claims.acquire(spaceId, key, { scopeId, holder });
  * await doWork({ signal: lease.signal, fence: lease.fence });
@@ -108,8 +110,9 @@ export class Lease implements AsyncDisposable {
   get fence(): number | null {
     return this.#fence;
   }
-  /** `held`, `queued`, `lost` or `released`. */
+  /** `held`, `queued`, `lost` or `released` — as the local deadline says at the moment it is read. */
   get status(): LeaseStatus {
+    this.#checkDeadline();
     return this.#status;
   }
   /** The server's last reported expiry (epoch ms, server clock): informational, never used for deadlines. */
@@ -124,21 +127,30 @@ export class Lease implements AsyncDisposable {
   get queueDepth(): number | undefined {
     return this.#queueDepth;
   }
-  /** Aborted, with a {@link LeaseLostError} reason, as soon as the lease can't be trusted (lost or released). */
+  /**
+   * Aborted, with a {@link LeaseLostError} reason, as soon as the lease can't be trusted (lost or
+   * released). Its `aborted`, `reason` and `throwIfAborted()` check the local deadline when read,
+   * so code that runs right after an event-loop stall sees the lease lost even before the
+   * scheduler's late timer fires (its `abort` listeners then run at that read).
+   */
   get signal(): AbortSignal {
     let controller = this.#abort;
     if (controller === undefined) {
       controller = this.#abort = new AbortController();
+      checkedSignal(controller.signal, this.#control);
       if (this.#error !== undefined) controller.abort(this.#error);
     }
+    this.#checkDeadline();
     return controller.signal;
   }
-  /** Why the lease is gone, once it is. */
+  /** Why the lease is gone, once it is (the local deadline is checked when read). */
   get error(): LeaseLostError | undefined {
+    this.#checkDeadline();
     return this.#error;
   }
   /** Milliseconds until the local deadline on the monotonic clock (`Infinity`: no deadline; 0 once gone). */
   get remainingMs(): number {
+    this.#checkDeadline();
     if (this.#error) return 0;
     return Math.max(0, this.#control.deadline - this.#timing().now());
   }
@@ -150,6 +162,7 @@ export class Lease implements AsyncDisposable {
 
   /** Subscribes to an event; returns the unsubscribe function. */
   on<K extends keyof LeaseEvents>(event: K, listener: Listener<LeaseEvents[K]>): () => void {
+    check(typeof listener === 'function', 'listener', 'a function', listener, 'lease.on');
     this.#events ??= new TypedEmitter<LeaseEvents>(this.#onListenerError);
     return this.#events.on(event, listener);
   }
@@ -205,9 +218,9 @@ export class Lease implements AsyncDisposable {
    * Releases the lease: renewals stop at once (a heartbeat already in flight cannot resurrect
    * it), the signal aborts with reason `released`, then the server is told. Idempotent: every
    * call returns the first call's promise. A lease already lost is not sent to the server (and
-   * a failed release is not retried here). The lease's renewing scheduler, though, releases a
-   * lease whose release failed (or that was lost to its local deadline) once a heartbeat answer
-   * shows the server still holds it: see the class notes.
+   * a failed release is not retried here). The lease's renewing scheduler, though, retries the
+   * release of a lease whose release failed (or that was lost to its local deadline) after its
+   * next heartbeat answers: see the class notes.
    */
   release(observation?: unknown): Promise<void> {
     if (this.#release) return this.#release;
@@ -359,9 +372,14 @@ export class Lease implements AsyncDisposable {
       this.#lease.#loseFor(reason, cause);
     }
 
+    checkDeadline(): void {
+      this.#lease.#checkDeadline();
+    }
+
     async releaseAbandoned(): Promise<void> {
       const backend = this.#lease.#backend;
       await (backend.releaseAbandoned ? backend.releaseAbandoned() : backend.release());
     }
   };
 }
+

@@ -4,8 +4,8 @@ import type { HeartbeatRequest, HeartbeatResponse } from '../wire-types.js';
 /** The batch heartbeat wire types, as the scheduler uses them. */
 export type { HeartbeatRequest, HeartbeatResponse, HeartbeatResult } from '../wire-types.js';
 
-/** The body the scheduler sends: every lease of this session, renewed for `ttl` seconds. */
-export type HeartbeatBody = HeartbeatRequest & { ttl: number; holderSession: string };
+/** The body the scheduler sends: exactly the leases it tracks (`claimIds`) of this session, renewed for `ttl` seconds. */
+export type HeartbeatBody = HeartbeatRequest & { ttl: number; holderSession: string; claimIds: string[] };
 
 /** Sends ONE heartbeat attempt (no retries: the scheduler owns its retry schedule). */
 export type SendHeartbeat = (body: HeartbeatBody, signal: AbortSignal) => Promise<HeartbeatResponse>;
@@ -54,6 +54,8 @@ export interface RenewalSchedulerOptions {
   logger?: Partial<Logger>;
   /** Timer functions (tests may inject their own). */
   timers?: SchedulerTimers;
+  /** The most `claimIds` one heartbeat request names; more leases are split over several requests. Default 10 000 (the spec's limit). */
+  maxClaimIdsPerHeartbeat?: number;
 }
 
 /** Payload of the scheduler's `stall` event. */

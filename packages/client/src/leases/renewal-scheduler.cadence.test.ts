@@ -22,7 +22,7 @@ describe('one timer, one request per cadence', () => {
     expect(heartbeat.calls).toHaveLength(0);
     await vi.advanceTimersByTimeAsync(1);
     expect(heartbeat.calls).toHaveLength(1);
-    expect(heartbeat.last.body).toEqual({ ttl: 30, holderSession: 'sess_test' });
+    expect(heartbeat.last.body).toEqual({ ttl: 30, holderSession: 'sess_test', claimIds: leases.map((lease) => lease.claimId) });
     expect(vi.getTimerCount()).toBe(1);
 
     await vi.advanceTimersByTimeAsync(40_000);
@@ -176,14 +176,17 @@ describe('registration', () => {
     expect(() => second.scheduler.register(lease, { durationMs: 30_000, sentAt: 0 })).toThrow();
   });
 
-  it('unregister stops renewing without aborting', async () => {
+  it('unregister stops renewing without aborting; the lease then ends at its own deadline', async () => {
     const { scheduler, heartbeat, acquire } = setup();
     const { lease } = acquire();
     expect(scheduler.unregister(lease)).toBe(true);
     expect(scheduler.unregister(lease)).toBe(false);
+    expect(lease.signal.aborted).toBe(false);
     await vi.advanceTimersByTimeAsync(60_000);
     expect(heartbeat.calls).toHaveLength(0);
-    expect(lease.signal.aborted).toBe(false);
     expect(vi.getTimerCount()).toBe(0);
+    // Nothing renewed it: read after its local deadline, it reads as lost (reads check the deadline).
+    expect(lease.signal.aborted).toBe(true);
+    expect(lease.error?.reason).toBe('deadline');
   });
 });

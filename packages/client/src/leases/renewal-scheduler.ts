@@ -1,6 +1,12 @@
 import { AbortError, TimeoutError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import { ClientClosedError } from '../closable-transport.js';
+import { InvalidArgumentError } from '../core/invalid-argument-error.js';
+import { LeaseholdError } from '../core/leasehold-error.js';
+import { UnexpectedResponseError } from '../core/unexpected-response-error.js';
+import { AbandonedLeases, saysGone } from './abandoned-leases.js';
 import { applyHeartbeatAnswer } from './apply-heartbeat-answer.js';
+import { MAX_CLAIM_IDS_PER_HEARTBEAT, sendNamedHeartbeat } from './heartbeat-batches.js';
 import { HeartbeatFlight } from './heartbeat-flight.js';
 import type { Lease } from './lease.js';
 import { leaseControl, type LeaseHooks } from './lease-control.js';
@@ -19,27 +25,14 @@ import { isTransientHeartbeatError, retryAfterMsOf, statusOf } from './transient
 import { TypedEmitter, type Listener } from './typed-emitter.js';
 import { globalTimers, WakeTimer } from './wake-timer.js';
 
-/** How long a lease this client gave up on is watched for in heartbeat answers (then forgotten). */
-export const ABANDONED_LEASE_WATCH_MS = 10 * 60_000;
-
-/** A lease the client gave up on while the server may still hold it (the batch heartbeat would renew it). */
-interface AbandonedLease {
-  lease: Lease;
-  /** When to stop watching for it (monotonic ms). */
-  until: number;
-  /** A release of it is in flight. */
-  sending: boolean;
-}
-
-/** Answers to a release that say the lease is gone on the server: nothing left to release. */
-function saysGone(error: unknown): boolean {
-  const status = statusOf(error);
-  return status === 404 || status === 409 || status === 410;
-}
+/** How long a lease this client gave up on is kept for a release attempt. */
+export { ABANDONED_LEASE_WATCH_MS } from './abandoned-leases.js';
 
 /**
  * Renews every registered lease with ONE batch heartbeat per cadence, on ONE `unref`'d timer,
- * with at most one heartbeat in flight — whether it holds 1 lease or 10 000. Deadlines live on
+ * with at most one heartbeat in flight — whether it holds 1 lease or 10 000. The heartbeat names
+ * exactly the registered leases (`claimIds`, split into requests of at most 10 000 ids), so a
+ * lease of the session that this client does not track is never kept alive. Deadlines live on
  * a monotonic clock, counted from when the renewing request was sent, minus a drift margin; a
  * lease whose deadline passes is aborted with reason `deadline` even if the server is silent.
  * @example
@@ -63,19 +56,23 @@ export class RenewalScheduler {
   readonly #hooks: LeaseHooks;
   readonly #leases = new LeaseRegistry();
   readonly #stats = emptyRenewalStats();
-  /** Leases given up on (local deadline passed, or release failed) that a heartbeat may still list: released when it does. */
-  readonly #abandoned = new Map<string, AbandonedLease>();
+  /** Leases given up on (local deadline passed, or release failed): released once the server answers. */
+  readonly #abandoned: AbandonedLeases;
+  readonly #maxIds: number;
   readonly #timer: WakeTimer;
   #nextHeartbeatAt = Infinity;
   #flight: HeartbeatFlight | undefined;
+  /** Callers awaiting this scheduler (a queued acquire waiting for its grant): the timer is then ref'd. */
+  #holds = 0;
   #sequence = 0;
   #failures = 0;
   #closing: Promise<void> | undefined;
 
   constructor(options: RenewalSchedulerOptions) {
     const ttl = options.ttlSeconds ?? 30;
-    if (!(ttl > 0 && Number.isFinite(ttl))) throw new RangeError('ttlSeconds must be a positive number.');
-    if (!options.holderSession) throw new TypeError('holderSession is required.');
+    if (!(ttl > 0 && Number.isFinite(ttl))) throw new InvalidArgumentError('ttlSeconds', `RenewalScheduler: ttlSeconds must be a positive number; got ${String(ttl)}.`);
+    if (!options.holderSession) throw new InvalidArgumentError('holderSession', 'RenewalScheduler: holderSession is required.');
+    if (typeof options.sendHeartbeat !== 'function') throw new InvalidArgumentError('sendHeartbeat', 'RenewalScheduler: sendHeartbeat must be a function.');
     this.#send = options.sendHeartbeat;
     this.#session = options.holderSession;
     this.#ttl = ttl;
@@ -88,6 +85,8 @@ export class RenewalScheduler {
     this.#attemptTimeoutMs = options.attemptTimeoutMs;
     this.#timer = new WakeTimer(options.timers ?? globalTimers, this.#clock, (lateByMs) => this.#tick(lateByMs));
     this.#logger = options.logger ?? {};
+    this.#abandoned = new AbandonedLeases((level, message, fields) => this.#log(level, message, fields));
+    this.#maxIds = options.maxClaimIdsPerHeartbeat ?? MAX_CLAIM_IDS_PER_HEARTBEAT;
     const driftMarginMs = options.driftMarginMs ?? defaultDriftMarginMs;
     this.#hooks = {
       timing: { now: this.#clock, driftMarginMs, atRiskLeadMs: (d) => (d / 3) * (1 + this.#jitter) },
@@ -100,13 +99,13 @@ export class RenewalScheduler {
         if (reason !== 'released') this.#stats.lost[reason] += 1;
         this.#log('warn', 'Lease lost; its signal is aborted.', { claimId: lease.claimId, reason });
         this.#forget(lease);
-        // Lost only locally: the server may still hold it, and this session's heartbeats renew it.
-        if (reason === 'deadline') this.#abandon(lease);
+        // Lost only locally: the server may still hold it until its term ends; release it now.
+        if (reason === 'deadline') this.#abandon(lease, true);
       },
       released: (lease, done) => {
         this.#forget(lease);
         done.catch((error: unknown) => {
-          if (!saysGone(error)) this.#abandon(lease);
+          if (!saysGone(error)) this.#abandon(lease, false);
         });
       },
     };
@@ -127,18 +126,18 @@ export class RenewalScheduler {
    * receive) granted (`null`: never expires), `sentAt` when that request was sent, on {@link now}.
    */
   register(lease: Lease, grant: { durationMs: number | null; sentAt: number }): void {
-    if (this.#closing) throw new Error('RenewalScheduler is closed.');
+    if (this.#closing) throw new ClientClosedError();
     const control = lease[leaseControl];
     if (!control.active) return;
     const existing = this.#leases.get(lease.claimId);
     if (existing !== undefined && existing !== lease) {
-      throw new Error(`Another lease with claimId ${lease.claimId} is already registered.`);
+      throw new LeaseholdError(`Another lease with claimId ${lease.claimId} is already registered.`);
     }
     if (existing === undefined) {
       // The same claim adopted again (a replayed acquire): no longer abandoned.
       this.#abandoned.delete(lease.claimId);
       if (control.hooks !== undefined && control.hooks !== this.#hooks) {
-        throw new Error(`Lease ${lease.claimId} is registered with another scheduler.`);
+        throw new LeaseholdError(`Lease ${lease.claimId} is registered with another scheduler.`);
       }
       control.attach(this.#hooks);
       this.#leases.add(lease);
@@ -148,6 +147,23 @@ export class RenewalScheduler {
     this.#note(lease, this.#nextHeartbeatAt === Infinity ? this.#jitterFactor() : 1);
     if (this.#nextHeartbeatAt === Infinity) this.#nextHeartbeatAt = this.now() + this.#idleCadenceMs();
     this.#arm();
+  }
+
+  /**
+   * Keeps the process alive while a caller awaits what only this scheduler will tell it (a
+   * queued claim's grant), as a pending request would; idle renewal alone never does. Returns
+   * the function that ends the hold (idempotent).
+   */
+  hold(): () => void {
+    let held = true;
+    this.#holds += 1;
+    this.#timer.keepAlive(true);
+    return () => {
+      if (!held) return;
+      held = false;
+      this.#holds -= 1;
+      if (this.#holds === 0) this.#timer.keepAlive(false);
+    };
   }
 
   /** Stops renewing `lease` without releasing or aborting it; returns whether it was registered. */
@@ -251,7 +267,9 @@ export class RenewalScheduler {
     this.#nextHeartbeatAt = Infinity;
     this.#stats.heartbeatsSent += 1;
     if (this.#failures > 0) this.#stats.retries += 1;
-    flight.start((signal) => this.#send({ ttl: this.#ttl, holderSession: this.#session }, signal), {
+    const claimIds = this.#leases.claimIds();
+    const body = { ttl: this.#ttl, holderSession: this.#session };
+    flight.start((signal) => sendNamedHeartbeat((named) => this.#send(named, signal), body, claimIds, this.#maxIds), {
       answer: (response) => this.#onAnswer(flight, response),
       error: (error) => this.#onSettled(flight, () => this.#failed(error, this.now())),
       bug: (error) => {
@@ -277,18 +295,19 @@ export class RenewalScheduler {
 
   #onAnswer(flight: HeartbeatFlight, response: HeartbeatResponse): void {
     if (typeof response !== 'object' || response === null || !Array.isArray(response.results)) {
-      return this.#onSettled(flight, () => this.#failed(new TypeError('Malformed heartbeat answer.'), this.now()));
+      const error = new UnexpectedResponseError({ status: 200, code: 'unexpected_response_shape', message: 'The heartbeat answer carries no list of acks.' });
+      return this.#onSettled(flight, () => this.#failed(error, this.now()));
     }
     this.#onSettled(flight, () => this.#applyAnswer(flight, response));
   }
 
   /**
-   * Releases the abandoned leases that a heartbeat answer obtained elsewhere (the raw
-   * `lh.heartbeat()`) still shows held or queued, as the scheduler's own answers do.
+   * A heartbeat answer obtained elsewhere (the raw `lh.heartbeat()`) shows the server is
+   * reachable: retries the releases of the leases this client gave up on, as its own answers do.
    * @internal
    */
-  releaseAbandonedIn(results: HeartbeatResponse['results']): void {
-    this.#releaseAbandoned(results, this.now());
+  serverAnswered(): void {
+    this.#abandoned.retry(this.now());
   }
 
   #applyAnswer(flight: HeartbeatFlight, response: HeartbeatResponse): void {
@@ -303,7 +322,7 @@ export class RenewalScheduler {
       stopped: () => this.#closing !== undefined,
     });
     if (applied.stopped) return;
-    this.#releaseAbandoned(response.results, now);
+    this.#abandoned.retry(now);
     const factor = this.#jitterFactor();
     const scan = this.#leases.scan(now, { atRisk: true, missingFrom: flight, factor });
     const idleDue = flight.sentAt + factor * this.#idleCadenceMs();
@@ -318,48 +337,10 @@ export class RenewalScheduler {
     });
   }
 
-  /** Remembers a lease given up on, so the next heartbeat answer that still lists it triggers a release. */
-  #abandon(lease: Lease): void {
+  /** Remembers a lease given up on; after a deadline loss its release is sent at once. */
+  #abandon(lease: Lease, releaseNow: boolean): void {
     if (this.#closing) return;
-    this.#abandoned.set(lease.claimId, { lease, until: this.now() + ABANDONED_LEASE_WATCH_MS, sending: false });
-  }
-
-  /**
-   * The batch heartbeat renews every lease of the session, also those this client gave up on:
-   * each one an answer still lists as held or queued gets ONE best-effort release with its token
-   * (no retries). A `lost` ack, or a release answered 404/409/410, forgets it; other errors leave
-   * it for the next answer; entries are dropped after {@link ABANDONED_LEASE_WATCH_MS}.
-   */
-  #releaseAbandoned(results: HeartbeatResponse['results'], now: number): void {
-    if (this.#abandoned.size === 0) return;
-    for (const [claimId, entry] of this.#abandoned) if (now >= entry.until) this.#abandoned.delete(claimId);
-    for (const result of results) {
-      const entry = this.#abandoned.get(result.claimId);
-      if (entry === undefined) continue;
-      if (result.status === 'lost') {
-        this.#abandoned.delete(result.claimId);
-        continue;
-      }
-      if ((result.status !== 'held' && result.status !== 'queued') || entry.sending) continue;
-      entry.sending = true;
-      const drop = (): void => {
-        if (this.#abandoned.get(result.claimId) === entry) this.#abandoned.delete(result.claimId);
-      };
-      entry.lease[leaseControl].releaseAbandoned().then(
-        () => {
-          this.#log('info', 'Released a lease this client had given up on.', { claimId: result.claimId });
-          drop();
-        },
-        (error: unknown) => {
-          entry.sending = false;
-          if (saysGone(error)) return drop();
-          this.#log('warn', 'Releasing a lease this client gave up on failed; retried at the next heartbeat.', {
-            claimId: result.claimId,
-            status: statusOf(error),
-          });
-        },
-      );
-    }
+    this.#abandoned.add(lease, this.now(), releaseNow);
   }
 
   #failed(error: unknown, now: number): void {

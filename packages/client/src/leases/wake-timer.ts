@@ -22,9 +22,10 @@ export function quantizeDelay(delayMs: number): number {
 }
 
 /**
- * ONE re-armable, `unref`'d timer that wakes its owner at a monotonic time and says how late it
- * fired (the measure of an event-loop stall). Arming for a later time than the pending one keeps
- * the earlier wake-up: the owner re-arms after each wake.
+ * ONE re-armable timer that wakes its owner at a monotonic time and says how late it fired (the
+ * measure of an event-loop stall). Arming for a later time than the pending one keeps the
+ * earlier wake-up: the owner re-arms after each wake. It is `unref`'d — idle renewal never keeps
+ * a process alive — except while {@link WakeTimer.keepAlive} is on (someone awaits it).
  */
 export class WakeTimer {
   readonly #timers: SchedulerTimers;
@@ -32,6 +33,7 @@ export class WakeTimer {
   readonly #onWake: (lateByMs: number) => void;
   #handle: unknown = undefined;
   #at = Infinity;
+  #keepAlive = false;
 
   constructor(timers: SchedulerTimers, now: () => number, onWake: (lateByMs: number) => void) {
     this.#timers = timers;
@@ -44,6 +46,13 @@ export class WakeTimer {
     return this.#handle !== undefined;
   }
 
+  /** Whether the pending (and every later) wake-up keeps the process alive (`ref`) or not (`unref`). */
+  keepAlive(on: boolean): void {
+    if (this.#keepAlive === on) return;
+    this.#keepAlive = on;
+    this.#refHandle();
+  }
+
   /** Ensures a wake-up no later than `at` (monotonic ms); `Infinity` clears the timer. */
   wakeBy(at: number): void {
     if (at === Infinity) return this.clear();
@@ -53,9 +62,14 @@ export class WakeTimer {
     const delay = quantizeDelay(Math.min(MAX_TIMER_DELAY_MS, Math.ceil(Math.max(at, now) - now)));
     const target = now + delay;
     this.#at = target;
-    const handle = this.#timers.setTimeout(() => this.#fire(target), delay);
-    (handle as { unref?: () => void } | null)?.unref?.();
-    this.#handle = handle;
+    this.#handle = this.#timers.setTimeout(() => this.#fire(target), delay);
+    this.#refHandle();
+  }
+
+  #refHandle(): void {
+    const handle = this.#handle as { ref?: () => void; unref?: () => void } | null | undefined;
+    if (this.#keepAlive) handle?.ref?.();
+    else handle?.unref?.();
   }
 
   /** Cancels the pending wake-up, if any. */

@@ -1,8 +1,9 @@
 import { request, type LeaseholdResponse, type RequestConfig } from '../core/request.js';
 import type { HeartbeatRequest, HeartbeatResponse } from '../wire-types.js';
 import type { CallOptions } from './call-options.js';
+import { heartbeatAnswer } from './answer-shapes.js';
 
-/** `POST /v1/claims/heartbeat`: one request renews every lease of the credential (or of one session). */
+/** `POST /v1/claims/heartbeat`: one request renews every lease of the credential (or of one session, or exactly the `claimIds` named). */
 export class HeartbeatResource {
   readonly #config: RequestConfig;
 
@@ -12,6 +13,6 @@ export class HeartbeatResource {
 
   /** Sends one batch heartbeat. */
   send(body: HeartbeatRequest, options: CallOptions = {}): Promise<LeaseholdResponse<HeartbeatResponse>> {
-    return request<HeartbeatResponse>(this.#config, { method: 'POST', path: '/v1/claims/heartbeat', body, ...options });
+    return request<HeartbeatResponse>(this.#config, { method: 'POST', path: '/v1/claims/heartbeat', body, ...options, accept: heartbeatAnswer });
   }
 }

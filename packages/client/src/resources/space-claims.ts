@@ -10,6 +10,10 @@ import type {
   ScopeCancellation,
 } from '../wire-types.js';
 import type { CallOptions } from './call-options.js';
+import { claimGrant, claimList, claimRow, objectBody } from './answer-shapes.js';
+
+const RELEASED = objectBody('release');
+const CANCELLED = objectBody('run cancel');
 
 /** Query of a claim list page. */
 export interface ListClaimsQuery {
@@ -31,31 +35,31 @@ export class SpaceClaimsResource {
 
   /** `GET /claims`: one page of held claims in key order. */
   list(spaceId: string, query: ListClaimsQuery = {}, options: CallOptions = {}): Promise<LeaseholdResponse<ClaimList>> {
-    return request<ClaimList>(this.#config, { method: 'GET', path: encodePath`/v1/spaces/${spaceId}/claims`, query: { ...query }, ...options });
+    return request<ClaimList>(this.#config, { method: 'GET', path: encodePath`/v1/spaces/${spaceId}/claims`, query: { ...query }, ...options, accept: claimList });
   }
 
   /** `GET /claims/{key}`: the current holder's row (404 `claim_not_found` when the key is free). */
   get(spaceId: string, key: string, options: CallOptions = {}): Promise<LeaseholdResponse<Claim>> {
-    return request<Claim>(this.#config, { method: 'GET', path: encodePath`/v1/spaces/${spaceId}/claims/${key}`, ...options });
+    return request<Claim>(this.#config, { method: 'GET', path: encodePath`/v1/spaces/${spaceId}/claims/${key}`, ...options, accept: claimRow });
   }
 
   /** `POST /claims`: 201 held, 202 queued (with `wait`), or 409 `claim_held`. */
   acquire(spaceId: string, body: AcquireClaimRequest, options: CallOptions = {}): Promise<LeaseholdResponse<Claim>> {
-    return request<Claim>(this.#config, { method: 'POST', path: encodePath`/v1/spaces/${spaceId}/claims`, body, ...options });
+    return request<Claim>(this.#config, { method: 'POST', path: encodePath`/v1/spaces/${spaceId}/claims`, body, ...options, accept: claimGrant });
   }
 
   /** `POST /claims/{key}/renew`: extends the holder's lease to now + `leaseSeconds`. */
   renew(spaceId: string, key: string, body: RenewClaimRequest, options: CallOptions = {}): Promise<LeaseholdResponse<Claim>> {
-    return request<Claim>(this.#config, { method: 'POST', path: encodePath`/v1/spaces/${spaceId}/claims/${key}/renew`, body, ...options });
+    return request<Claim>(this.#config, { method: 'POST', path: encodePath`/v1/spaces/${spaceId}/claims/${key}/renew`, body, ...options, accept: claimRow });
   }
 
   /** `POST /claims/{key}/release`: gives the key back (or leaves its queue). */
   release(spaceId: string, key: string, body: ReleaseClaimRequest, options: CallOptions = {}): Promise<LeaseholdResponse<ReleasedClaim>> {
-    return request<ReleasedClaim>(this.#config, { method: 'POST', path: encodePath`/v1/spaces/${spaceId}/claims/${key}/release`, body, ...options });
+    return request<ReleasedClaim>(this.#config, { method: 'POST', path: encodePath`/v1/spaces/${spaceId}/claims/${key}/release`, body, ...options, accept: RELEASED });
   }
 
   /** `POST /scopes/{scopeId}/cancel`: cancels a run; its claims are lost. */
   cancelScope(spaceId: string, scopeId: string, options: CallOptions = {}): Promise<LeaseholdResponse<ScopeCancellation>> {
-    return request<ScopeCancellation>(this.#config, { method: 'POST', path: encodePath`/v1/spaces/${spaceId}/scopes/${scopeId}/cancel`, ...options });
+    return request<ScopeCancellation>(this.#config, { method: 'POST', path: encodePath`/v1/spaces/${spaceId}/scopes/${scopeId}/cancel`, ...options, accept: CANCELLED });
   }
 }

@@ -17,6 +17,8 @@ export interface HeartbeatParams {
   ttl: number;
   /** Touch only this lease. */
   claimId?: string | undefined;
+  /** Touch exactly these leases (the ones the client tracks); every other lease is left to expire. */
+  claimIds?: readonly string[] | undefined;
   /** Touch only the leases acquired with this session. */
   holderSession?: string | undefined;
   /** Progress report stored on every touched lease. */
@@ -24,14 +26,18 @@ export interface HeartbeatParams {
 }
 
 /**
- * Renew every lease of a credential (or one, by `claimId`) in one pass, linear in that
- * credential's leases: held space claims are extended, waiters keep their place, task claims get
+ * Renew every lease of a credential (or one, by `claimId`; or exactly those named in `claimIds`)
+ * in one pass, linear in that credential's leases (or in the ids named): held space claims are extended, waiters keep their place, task claims get
  * 15 minutes, spool leases reset to their queue's timeout, and each loss since the last report is
  * answered once as `lost`.
  */
 export function heartbeat(leases: LeaseEngine, params: HeartbeatParams): HeartbeatResult[] {
   const now = leases.sync();
-  const { credential, ttl, claimId, holderSession, details } = params;
+  const { credential, ttl, claimId, claimIds, holderSession, details } = params;
+  if (claimIds !== undefined) {
+    if (claimId !== undefined) throw new EngineError('invalid_request', 'Send claimId or claimIds, not both.', 'claimIds');
+    return touchNamed(leases, params, claimIds, now);
+  }
   if (claimId !== undefined) {
     const lease = leases.byClaimId(claimId);
     if (
@@ -50,6 +56,29 @@ export function heartbeat(leases: LeaseEngine, params: HeartbeatParams): Heartbe
   for (const lease of set) {
     if (holderSession !== undefined && lease.holderSession !== holderSession) continue;
     results.push(touch(leases, lease, ttl, now, details));
+  }
+  return results;
+}
+
+/**
+ * The `claimIds` form: one ack per distinct id, in the order named; an id this heartbeat may not
+ * touch (unknown, released, another credential's or session's) is answered `lost`, like a lease
+ * lost since the last report, so a stale id never fails the batch and reveals nothing.
+ */
+function touchNamed(leases: LeaseEngine, params: HeartbeatParams, claimIds: readonly string[], now: number): HeartbeatResult[] {
+  const { credential, ttl, holderSession, details } = params;
+  const seen = new Set<string>();
+  const results: HeartbeatResult[] = [];
+  for (const claimId of claimIds) {
+    if (seen.has(claimId)) continue;
+    seen.add(claimId);
+    const lease = leases.byClaimId(claimId);
+    const touchable =
+      lease !== undefined &&
+      lease.credentialId === credential.credentialId &&
+      lease.status !== 'released' &&
+      (holderSession === undefined || lease.holderSession === holderSession);
+    results.push(touchable ? touch(leases, lease, ttl, now, details) : { claimId, status: 'lost' });
   }
   return results;
 }

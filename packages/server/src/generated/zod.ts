@@ -33,6 +33,7 @@ export const zDetails = z.record(z.string(), z.unknown());
 export const zHeartbeatRequest = z.object({
     ttl: zTtl,
     claimId: z.string().min(1).optional(),
+    claimIds: z.array(z.string().min(1).max(64)).max(10000).optional(),
     holderSession: z.string().min(1).max(200).optional(),
     details: zDetails.optional()
 });

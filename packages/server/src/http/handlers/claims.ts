@@ -5,7 +5,14 @@ import { mapMaybe } from '../maybe.js';
 export const claimHandlers = {
   heartbeatClaims: (ops, { credential, input: { body } }) =>
     mapMaybe(
-      ops.heartbeat({ credential, ttl: body.ttl, claimId: body.claimId, holderSession: body.holderSession, details: body.details }),
+      ops.heartbeat({
+        credential,
+        ttl: body.ttl,
+        claimId: body.claimId,
+        claimIds: body.claimIds,
+        holderSession: body.holderSession,
+        details: body.details,
+      }),
       (answer) => ({ status: 200, body: answer }),
     ),
 
