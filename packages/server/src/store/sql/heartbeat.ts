@@ -37,6 +37,7 @@ export function sqlHeartbeat(unit: UnitContext): Operations['heartbeat'] {
     const session = request.holderSession ?? null;
     const now = await clockNow(tx);
     const single = request.claimId !== undefined;
+    if (request.claimIds !== undefined && single) throw new EngineError('invalid_request', 'Send claimId or claimIds, not both.', 'claimIds');
     if (single) {
       const { rows } = await tx.query<{ credential_id: string; status: string; holder_session: string | null; gone: boolean }>(
         `SELECT credential_id, status, holder_session,
@@ -56,7 +57,9 @@ export function sqlHeartbeat(unit: UnitContext): Operations['heartbeat'] {
         throw new EngineError('claim_not_found', 'No lease of this credential has that claimId.', 'claimId');
       }
     }
-    const claimIds = single ? [request.claimId as string] : null;
+    // The claimIds form: exactly the leases named, each distinct id once, in the order named.
+    const named = request.claimIds === undefined ? undefined : [...new Set(request.claimIds)];
+    const claimIds = single ? [request.claimId as string] : (named ?? null);
     await tx.query(
       `SELECT count(leasehold.settle_key(key_id, $2)) FROM (
          SELECT DISTINCT l.key_id FROM leasehold.leases l
@@ -120,10 +123,14 @@ export function sqlHeartbeat(unit: UnitContext): Operations['heartbeat'] {
        UNION ALL
        SELECT lease_id, claim_id, 'lost', NULL, NULL, NULL, NULL FROM lost
        ORDER BY lease_id`,
-      [credentialId, now, session, claimIds, single, spaceExpiry, Math.round(seconds), details !== undefined,
+      [credentialId, now, session, claimIds, single || named !== undefined, spaceExpiry, Math.round(seconds), details !== undefined,
         details === undefined || details === null ? null : JSON.stringify(details)],
     );
-    const results = rows.map(ackOf);
+    const acks = rows.map(ackOf);
+    // A named id this heartbeat may not touch (unknown, released, another credential's or
+    // session's) is answered lost, like the engine, so a stale id never fails the batch.
+    const byId = new Map(acks.map((ack) => [ack.claimId, ack]));
+    const results = named === undefined ? acks : named.map((claimId): HeartbeatResult => byId.get(claimId) ?? { claimId, status: 'lost' });
     const response: HeartbeatResponse = { object: 'list', results };
     return response;
   };
