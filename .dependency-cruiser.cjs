@@ -1,7 +1,7 @@
 /**
  * The import rules of docs/architecture.md, enforced by `pnpm lint:deps` (part of `pnpm lint`).
  * Each rule names the rule of the architecture it enforces. Known violations that predate a rule
- * live in .dependency-cruiser-known-violations.json (only the client's type cycles, until the
+ * live in .dependency-cruiser-known-violations.json (only the client's cycles, until the
  * client's redesign removes them): new ones fail.
  * @type {import('dependency-cruiser').IConfiguration}
  */
