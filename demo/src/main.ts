@@ -66,7 +66,7 @@ async function main(): Promise<number> {
       await listener.close();
       await server.close();
     };
-    console.log(`Reference server (in process, store ${server.store.kind}) at ${baseUrl}`);
+    console.log(`Reference server (in process) at ${baseUrl}, store ${server.store.kind}`);
   } else {
     controls = await remoteControls(baseUrl);
     console.log(`Using the server at ${baseUrl}${controls ? '' : ' (no /_control: faults are off)'}`);

@@ -203,7 +203,7 @@ describe('claimIds: exactly the leases a client tracks', () => {
     const message = await h.receive('billing', 'invoices', { 'Leasehold-Session': 'w1' });
     const named = [tracked.body.claimId, taskClaim.claim.claimId, message.answer.body.claimId];
     for (let i = 0; i < 3; i++) {
-      h.control.advanceClock(20_000);
+      await h.control.advanceClock(20_000);
       const now = T0 + 20_000 * (i + 1);
       const answer = await beat(h, { ttl: 30, holderSession: 'w1', claimIds: named });
       expectStatus(answer, 200);
@@ -241,7 +241,7 @@ describe('claimIds: exactly the leases a client tracks', () => {
       { claimId: otherAccount.body.claimId, status: 'lost' },
     ]);
     // Another session's lease named by mistake is not renewed: it expires on its own term.
-    h.control.advanceClock(30_001);
+    await h.control.advanceClock(30_001);
     expectError(await holderOf(h, 'theirs'), 404, 'claim_not_found');
     expect((await beat(h, { ttl: 30, holderSession: 's1', claimIds: [mine.body.claimId] })).body.results).toEqual([
       { claimId: mine.body.claimId, status: 'lost' },
