@@ -1,7 +1,6 @@
 import type { AuthResult, Permission, RateDecision } from '../../engine/index.js';
 import type { Store } from '../../store/index.js';
 import { HttpError } from '../http-error.js';
-import { mapMaybe } from '../maybe.js';
 import type { Step } from './step.js';
 
 /** Authenticates the caller through the store (401/402/403 refusals); the test controls take no key. */
@@ -23,10 +22,15 @@ export function authenticate(store: Store): Step {
         'Authorization',
       );
     }
-    return mapMaybe(store.authenticate(header), (auth) => {
-      ctx.credential = admit(auth).credential;
-      return undefined;
-    });
+    const auth = store.authenticate(header);
+    if (auth instanceof Promise) {
+      return auth.then((settled) => {
+        ctx.credential = admit(settled).credential;
+        return undefined;
+      });
+    }
+    ctx.credential = admit(auth).credential;
+    return undefined;
   };
 }
 
@@ -40,7 +44,11 @@ export function rateLimit(store: Store): Step {
     }
     return undefined;
   };
-  return (ctx) => (ctx.credential === undefined ? undefined : mapMaybe(store.checkRateLimit(ctx.credential), check));
+  return (ctx) => {
+    if (ctx.credential === undefined) return undefined;
+    const rate = store.checkRateLimit(ctx.credential);
+    return rate instanceof Promise ? rate.then(check) : check(rate);
+  };
 }
 
 /** The operation's permission (`x-permission`): 403 `permission_denied` without it. */

@@ -38,6 +38,11 @@ function idempotencyOf(ctx: RequestContext): IdempotencyClaim | undefined {
   return { key: normalizeIdempotencyKey(rawKey), fingerprint: fingerprintOf(ctx.request, search ? `${path}?${search}` : path ?? '') };
 }
 
+/** The unit's answer as the step's: dropped after the commit when a fault says so; a replay says so. */
+function answerOf(settled: { answer: StoredAnswer; replayed: boolean }, drop: boolean): StoredAnswer {
+  return drop ? DROPPED : settled.replayed ? replayed(settled.answer) : settled.answer;
+}
+
 /** A replayed answer says so. */
 function replayed(answer: StoredAnswer): StoredAnswer {
   return { ...answer, headers: { ...answer.headers, 'Idempotent-Replayed': 'true' } };
@@ -72,13 +77,14 @@ export function execute(options: ExecuteOptions): Step {
       {
         credential,
         operationId: route.operationId,
-        idempotency: idempotencyOf(ctx),
+        idempotency: ctx.request.headers['idempotency-key'] === undefined ? undefined : idempotencyOf(ctx),
         isStorable,
         beforeCommit: latencyMs > 0 ? () => sleep(latencyMs) : undefined,
       },
       (ops) => handler(ops, context),
       encode,
     );
-    return mapMaybe(result, (settled) => (fault?.dropResponse ? DROPPED : settled.replayed ? replayed(settled.answer) : settled.answer));
+    if (result instanceof Promise) return result.then((settled) => answerOf(settled, fault?.dropResponse === true));
+    return answerOf(result, fault?.dropResponse === true);
   };
 }
