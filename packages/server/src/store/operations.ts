@@ -25,7 +25,7 @@ export type ClaimOperations = MaybeAsync<Pick<SpaceClaims, 'acquire' | 'get' | '
 
 /** Task operations: the engine's `Tasks` surface. */
 export type TaskOperations = MaybeAsync<
-  Pick<Tasks, 'create' | 'get' | 'update' | 'addNote' | 'claim' | 'renew' | 'release' | 'complete'>
+  Pick<Tasks, 'create' | 'list' | 'get' | 'update' | 'addNote' | 'claim' | 'renew' | 'release' | 'complete'>
 >;
 
 /** Spool operations: the engine's `Spools` surface. */

@@ -52,8 +52,7 @@ export const HEARTBEAT_RENEW_SQL = `WITH mine AS (
    ), touched AS (
      UPDATE leasehold.leases l SET
        expires_at = CASE
-         WHEN l.kind = 'space' AND l.status = 'held' THEN greatest(l.expires_at, $6::bigint)
-         WHEN l.kind = 'space' THEN $6::bigint
+         WHEN l.kind = 'space' THEN greatest(l.expires_at, $6::bigint)
          WHEN l.kind = 'task' THEN $2::bigint + ${TASK_LEASE_SECONDS * 1000}
          ELSE $2::bigint + (SELECT q.lease_timeout_seconds FROM leasehold.messages m JOIN leasehold.queues q ON q.queue_id = m.queue_id
                              WHERE m.message_id = l.message_id)::bigint * 1000 END,
@@ -97,6 +96,7 @@ export function heartbeatRenewParams(p: {
   now: number;
   session: string | null;
   claimIds: string[] | null;
+  /** A named form (one `claimId` or `claimIds`): losses already reported are reported again. */
   single: boolean;
   seconds: number;
   details: unknown;
@@ -122,6 +122,7 @@ export function sqlHeartbeat(unit: UnitContext): Operations['heartbeat'] {
     const session = request.holderSession ?? null;
     const now = await clockNow(tx);
     const single = request.claimId !== undefined;
+    if (request.claimIds !== undefined && single) throw new EngineError('invalid_request', 'Send claimId or claimIds, not both.', 'claimIds');
     if (single) {
       const { rows } = await tx.query<{ credential_id: string; status: string; holder_session: string | null; gone: boolean }>(
         `SELECT credential_id, status, holder_session,
@@ -141,14 +142,20 @@ export function sqlHeartbeat(unit: UnitContext): Operations['heartbeat'] {
         throw new EngineError('claim_not_found', 'No lease of this credential has that claimId.', 'claimId');
       }
     }
-    const claimIds = single ? [request.claimId as string] : null;
+    // The claimIds form: exactly the leases named, each distinct id once, in the order named.
+    const named = request.claimIds === undefined ? undefined : [...new Set(request.claimIds)];
+    const claimIds = single ? [request.claimId as string] : (named ?? null);
     await tx.query(HEARTBEAT_SETTLE_SQL, [credentialId, now, session, claimIds]);
     const seconds = Math.min(SPACE_LEASE_MAX_SECONDS, Math.max(SPACE_LEASE_MIN_SECONDS, ttl));
     const { rows } = await tx.query<AckRow>(
       HEARTBEAT_RENEW_SQL,
-      heartbeatRenewParams({ credentialId, now, session, claimIds, single, seconds, details }),
+      heartbeatRenewParams({ credentialId, now, session, claimIds, single: single || named !== undefined, seconds, details }),
     );
-    const results = rows.map(ackOf);
+    const acks = rows.map(ackOf);
+    // A named id this heartbeat may not touch (unknown, released, another credential's or
+    // session's) is answered lost, like the engine, so a stale id never fails the batch.
+    const byId = new Map(acks.map((ack) => [ack.claimId, ack]));
+    const results = named === undefined ? acks : named.map((claimId): HeartbeatResult => byId.get(claimId) ?? { claimId, status: 'lost' });
     const response: HeartbeatResponse = { object: 'list', results };
     return response;
   };

@@ -28,6 +28,7 @@ import { migrate } from './migrate.js';
 import { digest, one, type UnitContext } from './sql-support.js';
 import { sweepOnce } from './sweep.js';
 import { readStats } from './stats.js';
+import { textCodecSession, textCodecSingle } from './text-codec.js';
 import { OperationUnit, inFlight, type UnitRecord } from './unit.js';
 import { LazyOperations } from './unit-operations.js';
 
@@ -209,7 +210,8 @@ export class SqlStore implements Store {
   }
 
   #operations<A>(unit: OperationUnit<A>): Operations {
-    const context: UnitContext = { tx: unit, random: this.#random, single: (call) => unit.single(call) };
+    // Strings cross into SQL through the text codec (U+0000, which `text` refuses, escaped).
+    const context: UnitContext = { tx: textCodecSession(unit), random: this.#random, single: textCodecSingle((call) => unit.single(call)) };
     return new LazyOperations(context);
   }
 

@@ -3,6 +3,7 @@ import { sqlHeartbeat } from './heartbeat.js';
 import { sqlSpaceClaims } from './space-claims.js';
 import { sqlSpools } from './spools.js';
 import type { UnitContext } from './sql-support.js';
+import { listTasks } from './task-list.js';
 import { sqlTasks } from './tasks.js';
 
 /** The operations of one unit, each domain built when first used. */
@@ -19,7 +20,7 @@ export class LazyOperations implements Operations {
   }
 
   get tasks(): Operations['tasks'] {
-    return (this.#tasks ??= sqlTasks(this.unit));
+    return (this.#tasks ??= { ...sqlTasks(this.unit), list: (params) => listTasks(this.unit.tx, params) });
   }
 
   get spools(): Operations['spools'] {
