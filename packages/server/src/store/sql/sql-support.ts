@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RandomSource } from '../../engine/index.js';
 import type { SqlSession } from './driver.js';
 import { keySortBytes } from '../../engine/space-keys.js';
-import type { SingleStatement } from './unit.js';
+import type { SingleStatement } from './single-statement.js';
 
 /** What every SQL operation of one unit works with: its session, the random source, the one-statement path. */
 export interface UnitContext {

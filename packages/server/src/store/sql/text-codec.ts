@@ -1,5 +1,5 @@
 import type { SqlResult, SqlSession } from './driver.js';
-import type { SingleStatement } from './unit.js';
+import type { SingleStatement } from './single-statement.js';
 
 /**
  * PostgreSQL `text` cannot hold U+0000, which the API accepts in keys, holders and other
