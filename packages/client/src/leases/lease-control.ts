@@ -14,8 +14,8 @@ export interface ControlledLease {
 export interface LeaseHooks {
   /** The scheduler's clock and margins; the lease computes its deadlines with them. */
   readonly timing: LeaseTiming;
-  /** The lease's deadline or term changed outside a heartbeat (an explicit renew). */
-  changed(lease: ControlledLease): void;
+  /** The lease's deadline or term changed outside the scheduler's heartbeats (an explicit renew, or a raw `lh.heartbeat()`). */
+  changed(lease: ControlledLease, via: 'renew' | 'heartbeat'): void;
   /** The lease was lost (never called for a release). */
   lost(lease: ControlledLease, reason: LeaseLostReason): void;
   /** The lease was released by its holder: stop renewing it now. `done` settles with the server's answer. */

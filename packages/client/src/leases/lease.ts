@@ -138,7 +138,7 @@ export class Lease implements AsyncDisposable {
     if (core.error) throw core.error;
     core.renewedExplicitly(sentAt, result);
     if (core.error) throw core.error;
-    core.hooks?.changed(this);
+    core.hooks?.changed(this, 'renew');
     return result;
   }
 

@@ -46,7 +46,7 @@ export async function sendRawHeartbeat(api: Api, leases: LeaseTracker, options: 
       const durationMs = lease.durationFor(seconds);
       if (result.status === 'held') control.renewed(sentAt, durationMs, { expiresAt: result.expiresAt, queueDepth: result.queueDepth }, 'heartbeat');
       else control.queued(sentAt, durationMs, result);
-      control.hooks?.changed(lease);
+      control.hooks?.changed(lease, 'heartbeat');
     }
   }
   leases.scheduler().serverAnswered();

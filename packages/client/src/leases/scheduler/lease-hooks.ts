@@ -27,9 +27,9 @@ export interface HooksHost {
 export function leaseHooks(host: HooksHost, timing: LeaseTiming): LeaseHooks {
   return {
     timing,
-    changed: (lease) => {
+    changed: (lease, via) => {
       host.changed(lease as Lease);
-      host.reports.renewedExplicitly();
+      host.reports.renewedOutside(via);
     },
     lost: (controlled, reason) => {
       const lease = controlled as Lease;

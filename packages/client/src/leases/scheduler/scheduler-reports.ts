@@ -74,9 +74,9 @@ export class SchedulerReports {
     this.#events.emit('failure', failure);
   }
 
-  /** A registered lease was renewed by an explicit `renew()`. */
-  renewedExplicitly(): void {
-    this.#observer?.renewed(1, 'renew');
+  /** A registered lease was renewed outside this scheduler's heartbeats: an explicit `renew()`, or a raw heartbeat. */
+  renewedOutside(via: 'renew' | 'heartbeat'): void {
+    this.#observer?.renewed(1, via);
   }
 
   /** A registered lease was lost (or released: then nothing is counted). */
