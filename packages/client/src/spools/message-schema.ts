@@ -38,7 +38,7 @@ export type Message<T = unknown> = unknown extends T ? WireMessage : Omit<WireMe
  * handler is not called, and the message takes the consume failure path (nacked with backoff,
  * dead-lettered after `maxDeliveries`), reported to `onError` with this error.
  * @example
- * invoices.consume(handle, { onError: (error) => { if (error instanceof MessageSchemaError) console.error(error.issues); } });
+ * await lh.spool('billing').queue('invoices', { schema: invoiceSchema }).consume((message) => charge(message.body), { onError: (error) => { if (error instanceof MessageSchemaError) console.error(error.issues); } });
  */
 export class MessageSchemaError extends LeaseholdError {
   override name = 'MessageSchemaError';

@@ -35,7 +35,7 @@ export class Spool {
    * One queue of this spool (nothing is sent), its bodies typed by `schema` (validated by
    * `consume()`) or by the type argument (`queue<Invoice>('invoices')`, not checked at run time).
    * @example
-   * const jobs = lh.spool('billing').queue('jobs', { schema: z.object({ invoiceId: z.string() }) });
+   * const jobs = lh.spool('billing').queue('jobs', { schema: invoiceSchema }); // a zod/valibot schema: the bodies are its output type
    */
   queue<S extends MessageSchema>(name: string, options: QueueOptions<S> & { schema: S }): SpoolQueue<SchemaOutput<S>>;
   queue<T = unknown>(name: string, options?: QueueOptions): SpoolQueue<T>;

@@ -39,7 +39,7 @@ const MAX_RAW_BODY = 16 * 1024;
  * The server answered with an error status. Switch on `code` (machine-readable), not `message`.
  * Build one with {@link ApiError.from}, which picks the subclass for the status.
  * @example
- * catch (e) { if (e instanceof ConflictError && e.code === 'claim_held') ... }
+ * try { await lh.tasks.claim(42, { etag }); } catch (e) { if (e instanceof ConflictError && e.code === 'task_claimed') console.log('someone else has it'); }
  */
 export class ApiError extends LeaseholdError {
   override name: string = 'ApiError';

@@ -6,7 +6,7 @@ import { LeaseholdError, type LeaseholdErrorOptions } from './leasehold-error.js
  * lone surrogate, a `.` / `..` path segment, a line break in a header). `param` names it; the
  * message names it and shows the value (secrets are never shown).
  * @example
- * try { new Leasehold({ baseUrl: '127.0.0.1:4010', apiKey }); } catch (e) { if (e instanceof InvalidArgumentError) console.error(e.param); }
+ * try { new Leasehold({ baseUrl: '127.0.0.1:4010', apiKey: 'lh_test_admin' }); } catch (e) { if (e instanceof InvalidArgumentError) console.error(e.param); }
  */
 export class InvalidArgumentError extends LeaseholdError {
   override name = 'InvalidArgumentError';

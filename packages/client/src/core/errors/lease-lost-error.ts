@@ -11,7 +11,7 @@ export type LeaseLostReason = 'expired' | 'lost' | 'stale' | 'cancelled' | 'rele
 /**
  * The lease guarding some work is gone: stop the work, do not retry the write.
  * @example
- * if (error instanceof LeaseLostError && error.reason === 'stale') abandonTask();
+ * try { await lease.renew(); } catch (error) { if (error instanceof LeaseLostError && error.reason === 'stale') console.warn('stop: the lease is gone'); }
  */
 export class LeaseLostError extends LeaseholdError {
   override name = 'LeaseLostError';

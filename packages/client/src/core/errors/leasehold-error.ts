@@ -11,7 +11,7 @@ export interface LeaseholdErrorOptions {
 /**
  * The base class of every error this SDK throws. Its message is always redacted.
  * @example
- * try { await client.claims.acquire(...) } catch (e) { if (e instanceof LeaseholdError) ... }
+ * try { await lh.space(spaceId).run(runId, { holder: 'worker-1' }).claim('reports/2026-11').acquire(); } catch (e) { if (e instanceof LeaseholdError) console.error(e.name, e.message); }
  */
 export class LeaseholdError extends Error {
   override name: string = 'LeaseholdError';

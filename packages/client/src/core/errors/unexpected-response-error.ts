@@ -32,7 +32,7 @@ const MAX_RAW_BODY = 2 * 1024;
  * later retry replays the same operation. A lease such an answer granted is not tracked: no
  * heartbeat names it, so it expires at the end of its term.
  * @example
- * catch (e) { if (e instanceof UnexpectedResponseError) log.error('bad answer', { status: e.status, requestId: e.requestId }); }
+ * try { await lh.tasks.get(42); } catch (e) { if (e instanceof UnexpectedResponseError) console.error('bad answer', { status: e.status, requestId: e.requestId }); }
  */
 export class UnexpectedResponseError extends LeaseholdError {
   override name = 'UnexpectedResponseError';

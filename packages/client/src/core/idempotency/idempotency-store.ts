@@ -12,7 +12,8 @@ export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
  * once the lease it created ends (a later one under the same id is a new lease).
  * @example
  * const store = new FileIdempotencyStore({ directory: '.leasehold/idempotency' });
- * await client.tasks.claim(42, { etag, operationId: 'claim-task-42-run-7' });
+ * const lh = new Leasehold({ baseUrl: 'http://127.0.0.1:4010', apiKey: 'lh_test_admin', idempotencyStore: store, session: 'worker-7' });
+ * await lh.tasks.claim(42, { etag, operationId: 'claim-task-42-run-7' });
  */
 export interface IdempotencyStore {
   /** The live key stored for an operation, if any (expired entries read as absent). */
