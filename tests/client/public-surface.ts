@@ -80,7 +80,9 @@ export function apiReport(program: ts.Program, entry: string): { names: string[]
       out.push(`    namespace members (${inner.length}): ${inner.join(', ')}`);
     }
   }
-  return { names: exports.map((s) => s.name), text: out.join('\n') };
+  // Types printed as `import("<absolute path>")` name the file relative to the repository, so the report is the same on every machine.
+  const root = here('../../');
+  return { names: exports.map((s) => s.name), text: out.join('\n').replaceAll(`import("${root}`, 'import("') };
 }
 
 /** Every `@example` on the exports of `entry`, on their members, and on the types their namespace names. */

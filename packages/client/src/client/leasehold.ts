@@ -1,5 +1,78 @@
 import { LeaseholdClient } from './leasehold-client.js';
-import type * as T from './leasehold-types.js';
+import type {
+  AcquireOptions,
+  ApiErrorDetail,
+  ApiErrorInit,
+  AttemptEvent,
+  ClaimedTask,
+  ClaimHandle,
+  ClaimListPromise,
+  ClaimOptions,
+  ClaimPage,
+  CloseOptions,
+  ConsumeBackoff,
+  ConsumeContext,
+  ConsumeFailure,
+  ConsumeHandler,
+  ConsumeOptions,
+  CountedLossReason,
+  DeadLetter,
+  DispatcherLike,
+  ErrorType,
+  FetchLike,
+  FileIdempotencyStoreOptions,
+  HeartbeatEvent,
+  HeartbeatFailureEvent,
+  HeartbeatOptions,
+  HeartbeatRetryOptions,
+  HeldSpaceLease,
+  LeaseAtRiskEvent,
+  LeaseEvents,
+  LeaseGrantedEvent,
+  LeaseholdResponse,
+  LeaseKind,
+  LeaseLostReason,
+  LeaseQueuedEvent,
+  LeaseRenewal,
+  LeaseRenewedEvent,
+  LeaseStatus,
+  ListClaimsOptions,
+  ListClaimsQuery,
+  Listener,
+  ListTasksOptions,
+  ListTasksQuery,
+  LogLevel,
+  LogThreshold,
+  MemoryIdempotencyStoreOptions,
+  Message,
+  MessageSchema,
+  OpenTelemetryApi,
+  QueueOptions,
+  RenewalSchedulerEvents,
+  RenewalSource,
+  RenewalStats,
+  RenewalTuning,
+  RequestHooks,
+  Run,
+  RunOptions,
+  SchedulerTimers,
+  SchemaIssue,
+  SchemaOutput,
+  SchemaResult,
+  Space,
+  SpaceClaims,
+  Spool,
+  SpoolQueue,
+  StallEvent,
+  Tasks,
+  TaskWithEtag,
+  TaskWorkContext,
+  TaskWorkOptions,
+  TaskWriteGuard,
+  TimeoutScope,
+  UnexpectedResponseReason,
+  WallClock,
+} from './leasehold-types.js';
 import type { LeaseholdOptions } from './leasehold-options.js';
 import { nodePlatform } from './node-platform.js';
 
@@ -28,76 +101,78 @@ export class Leasehold extends LeaseholdClient {
  */
 // eslint-disable-next-line @typescript-eslint/no-namespace
 export declare namespace Leasehold {
-  export type AcquireOptions = T.AcquireOptions;
-  export type ApiErrorDetail = T.ApiErrorDetail;
-  export type ApiErrorInit = T.ApiErrorInit;
-  export type AttemptEvent = T.AttemptEvent;
-  export type ClaimedTask = T.ClaimedTask;
-  export type ClaimHandle = T.ClaimHandle;
-  export type ClaimListPromise = T.ClaimListPromise;
-  export type ClaimOptions = T.ClaimOptions;
-  export type ClaimPage = T.ClaimPage;
-  export type CloseOptions = T.CloseOptions;
-  export type ConsumeBackoff = T.ConsumeBackoff;
-  export type ConsumeContext<B = unknown> = T.ConsumeContext<B>;
-  export type ConsumeFailure = T.ConsumeFailure;
-  export type ConsumeHandler<B = unknown> = T.ConsumeHandler<B>;
-  export type ConsumeOptions = T.ConsumeOptions;
-  export type CountedLossReason = T.CountedLossReason;
-  export type DeadLetter = T.DeadLetter;
-  export type DispatcherLike = T.DispatcherLike;
-  export type ErrorType = T.ErrorType;
-  export type FetchLike = T.FetchLike;
-  export type FileIdempotencyStoreOptions = T.FileIdempotencyStoreOptions;
-  export type HeartbeatEvent = T.HeartbeatEvent;
-  export type HeartbeatFailureEvent = T.HeartbeatFailureEvent;
-  export type HeartbeatOptions = T.HeartbeatOptions;
-  export type HeartbeatRetryOptions = T.HeartbeatRetryOptions;
-  export type HeldSpaceLease = T.HeldSpaceLease;
-  export type LeaseAtRiskEvent = T.LeaseAtRiskEvent;
-  export type LeaseEvents = T.LeaseEvents;
-  export type LeaseGrantedEvent = T.LeaseGrantedEvent;
-  export type LeaseholdResponse<D> = T.LeaseholdResponse<D>;
-  export type LeaseKind = T.LeaseKind;
-  export type LeaseLostReason = T.LeaseLostReason;
-  export type LeaseQueuedEvent = T.LeaseQueuedEvent;
-  export type LeaseRenewal = T.LeaseRenewal;
-  export type LeaseRenewedEvent = T.LeaseRenewedEvent;
-  export type LeaseStatus = T.LeaseStatus;
-  export type ListClaimsOptions = T.ListClaimsOptions;
-  export type ListClaimsQuery = T.ListClaimsQuery;
-  export type Listener<P> = T.Listener<P>;
-  export type ListTasksOptions = T.ListTasksOptions;
-  export type ListTasksQuery = T.ListTasksQuery;
-  export type LogLevel = T.LogLevel;
-  export type LogThreshold = T.LogThreshold;
-  export type MemoryIdempotencyStoreOptions = T.MemoryIdempotencyStoreOptions;
-  export type Message<B = unknown> = T.Message<B>;
-  export type MessageSchema<O = unknown> = T.MessageSchema<O>;
-  export type OpenTelemetryApi = T.OpenTelemetryApi;
-  export type QueueOptions<S extends T.MessageSchema = T.MessageSchema> = T.QueueOptions<S>;
-  export type RenewalSchedulerEvents = T.RenewalSchedulerEvents;
-  export type RenewalSource = T.RenewalSource;
-  export type RenewalStats = T.RenewalStats;
-  export type RenewalTuning = T.RenewalTuning;
-  export type RequestHooks = T.RequestHooks;
-  export type Run = T.Run;
-  export type RunOptions = T.RunOptions;
-  export type SchedulerTimers = T.SchedulerTimers;
-  export type SchemaIssue = T.SchemaIssue;
-  export type SchemaOutput<S extends T.MessageSchema> = T.SchemaOutput<S>;
-  export type SchemaResult<O> = T.SchemaResult<O>;
-  export type Space = T.Space;
-  export type SpaceClaims = T.SpaceClaims;
-  export type Spool = T.Spool;
-  export type SpoolQueue<B = unknown> = T.SpoolQueue<B>;
-  export type StallEvent = T.StallEvent;
-  export type Tasks = T.Tasks;
-  export type TaskWithEtag = T.TaskWithEtag;
-  export type TaskWorkContext = T.TaskWorkContext;
-  export type TaskWorkOptions<R = unknown> = T.TaskWorkOptions<R>;
-  export type TaskWriteGuard = T.TaskWriteGuard;
-  export type TimeoutScope = T.TimeoutScope;
-  export type UnexpectedResponseReason = T.UnexpectedResponseReason;
-  export type WallClock = T.WallClock;
+  export {
+    type AcquireOptions as AcquireOptions,
+    type ApiErrorDetail as ApiErrorDetail,
+    type ApiErrorInit as ApiErrorInit,
+    type AttemptEvent as AttemptEvent,
+    type ClaimedTask as ClaimedTask,
+    type ClaimHandle as ClaimHandle,
+    type ClaimListPromise as ClaimListPromise,
+    type ClaimOptions as ClaimOptions,
+    type ClaimPage as ClaimPage,
+    type CloseOptions as CloseOptions,
+    type ConsumeBackoff as ConsumeBackoff,
+    type ConsumeContext as ConsumeContext,
+    type ConsumeFailure as ConsumeFailure,
+    type ConsumeHandler as ConsumeHandler,
+    type ConsumeOptions as ConsumeOptions,
+    type CountedLossReason as CountedLossReason,
+    type DeadLetter as DeadLetter,
+    type DispatcherLike as DispatcherLike,
+    type ErrorType as ErrorType,
+    type FetchLike as FetchLike,
+    type FileIdempotencyStoreOptions as FileIdempotencyStoreOptions,
+    type HeartbeatEvent as HeartbeatEvent,
+    type HeartbeatFailureEvent as HeartbeatFailureEvent,
+    type HeartbeatOptions as HeartbeatOptions,
+    type HeartbeatRetryOptions as HeartbeatRetryOptions,
+    type HeldSpaceLease as HeldSpaceLease,
+    type LeaseAtRiskEvent as LeaseAtRiskEvent,
+    type LeaseEvents as LeaseEvents,
+    type LeaseGrantedEvent as LeaseGrantedEvent,
+    type LeaseholdResponse as LeaseholdResponse,
+    type LeaseKind as LeaseKind,
+    type LeaseLostReason as LeaseLostReason,
+    type LeaseQueuedEvent as LeaseQueuedEvent,
+    type LeaseRenewal as LeaseRenewal,
+    type LeaseRenewedEvent as LeaseRenewedEvent,
+    type LeaseStatus as LeaseStatus,
+    type ListClaimsOptions as ListClaimsOptions,
+    type ListClaimsQuery as ListClaimsQuery,
+    type Listener as Listener,
+    type ListTasksOptions as ListTasksOptions,
+    type ListTasksQuery as ListTasksQuery,
+    type LogLevel as LogLevel,
+    type LogThreshold as LogThreshold,
+    type MemoryIdempotencyStoreOptions as MemoryIdempotencyStoreOptions,
+    type Message as Message,
+    type MessageSchema as MessageSchema,
+    type OpenTelemetryApi as OpenTelemetryApi,
+    type QueueOptions as QueueOptions,
+    type RenewalSchedulerEvents as RenewalSchedulerEvents,
+    type RenewalSource as RenewalSource,
+    type RenewalStats as RenewalStats,
+    type RenewalTuning as RenewalTuning,
+    type RequestHooks as RequestHooks,
+    type Run as Run,
+    type RunOptions as RunOptions,
+    type SchedulerTimers as SchedulerTimers,
+    type SchemaIssue as SchemaIssue,
+    type SchemaOutput as SchemaOutput,
+    type SchemaResult as SchemaResult,
+    type Space as Space,
+    type SpaceClaims as SpaceClaims,
+    type Spool as Spool,
+    type SpoolQueue as SpoolQueue,
+    type StallEvent as StallEvent,
+    type Tasks as Tasks,
+    type TaskWithEtag as TaskWithEtag,
+    type TaskWorkContext as TaskWorkContext,
+    type TaskWorkOptions as TaskWorkOptions,
+    type TaskWriteGuard as TaskWriteGuard,
+    type TimeoutScope as TimeoutScope,
+    type UnexpectedResponseReason as UnexpectedResponseReason,
+    type WallClock as WallClock,
+  };
 }
