@@ -3,6 +3,15 @@ import { defineConfig } from 'vitest/config';
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
+/**
+ * The store matrix (docs/architecture.md, "One behaviour, one test suite"): every suite runs on
+ * the memory store; the HTTP server suites also run on PostgreSQL (a database per server in the
+ * run's throwaway cluster) and their heartbeat suite on PGlite (the same SQL code path through
+ * the embedded driver, whose other semantics tests/store checks domain by domain).
+ */
+const SERVER_SUITES = ['tests/server/**/*.test.ts'];
+const PGLITE_SUITES = ['tests/server/heartbeat.test.ts'];
+
 export default defineConfig({
   resolve: {
     // Tests run the workspace packages from source, so no build is needed first (CI still
@@ -16,7 +25,6 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'tests/**/*.test.ts', 'scripts/**/*.test.ts', 'examples/*/src/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],
     testTimeout: 20_000,
     // One throwaway PostgreSQL cluster per run for the store suites (tests/support/postgres-cluster.ts).
@@ -24,5 +32,17 @@ export default defineConfig({
     // CI also writes a JSON report, from which scripts/test.sh prints a 'N passed, N failed' line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'tmp/vitest-results.json' }]] : ['default'],
     pool: 'threads',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'memory',
+          include: ['packages/*/src/**/*.test.ts', 'tests/**/*.test.ts', 'scripts/**/*.test.ts', 'examples/*/src/**/*.test.ts'],
+          env: { LEASEHOLD_TEST_STORE: 'memory' },
+        },
+      },
+      { extends: true, test: { name: 'postgres', include: SERVER_SUITES, env: { LEASEHOLD_TEST_STORE: 'postgres' } } },
+      { extends: true, test: { name: 'pglite', include: PGLITE_SUITES, env: { LEASEHOLD_TEST_STORE: 'pglite' } } },
+    ],
   },
 });

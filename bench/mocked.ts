@@ -5,6 +5,7 @@
  */
 import { setupServer } from 'msw/node';
 import { Pool } from 'undici';
+import { listen } from '../packages/server/src/adapters/node-http/listen.js';
 import { interleaved } from './lib/measure.js';
 import { benchRun, newClient, SDK_BUILD, type Leasehold, type Wire } from './lib/sdk.js';
 import { pairedRatios, summarize } from './lib/stats.js';
@@ -29,7 +30,7 @@ export const mockedSpeed: Benchmark = {
     });
     // One server (manual clock) behind all four ways, as @leasehold/msw recommends for sharing.
     const server = createLeaseholdMockServer();
-    const listener = await server.listen({ port: 0 });
+    const listener = await listen(server, { port: 0 });
     const pool = new Pool(listener.url, { connections: 4 });
     const dispatcher = new LeaseholdDispatcher({ baseUrl: MOCK_BASE, server });
     const { handlers } = createLeaseholdHandlers({ baseUrl: MOCK_BASE, server });

@@ -54,3 +54,23 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
 }
+
+/**
+ * Operations per second of a closed loop: `concurrency` workers, each calling `op(worker)`
+ * again as soon as its last call answered, for `windowMs` (after one warm-up call each).
+ */
+export async function opsPerSecond(concurrency: number, windowMs: number, op: (worker: number) => Promise<unknown>): Promise<number> {
+  await Promise.all(Array.from({ length: concurrency }, (_, w) => op(w)));
+  let done = 0;
+  const t0 = performance.now();
+  const until = t0 + windowMs;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      while (performance.now() < until) {
+        await op(w);
+        done++;
+      }
+    }),
+  );
+  return (done * 1000) / (performance.now() - t0);
+}

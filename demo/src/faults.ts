@@ -7,7 +7,7 @@ export interface FaultControls {
 }
 
 /** Levers of a server in this process. */
-export function embeddedControls(control: { injectFault(rule: FaultRule): unknown; primaryChange(): number }): FaultControls {
+export function embeddedControls(control: { injectFault(rule: FaultRule): unknown; primaryChange(): number | Promise<number> }): FaultControls {
   return {
     injectFault: async (rule) => {
       control.injectFault(rule);

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Leasehold } from '@leasehold/client';
-import { createLeaseholdServer } from '@leasehold/server';
+import { createLeaseholdServer, listen, openStore } from '@leasehold/server';
 import { embeddedControls, faultTimeline, remoteControls, type FaultControls } from './faults.js';
 import { Fleet } from './fleet.js';
 import { FencedLedger, type WorkKind } from './ledger.js';
@@ -12,14 +12,16 @@ import type { WorkerConfig } from './protocol.js';
 import { seedWorkload } from './seed.js';
 import { summarize } from './summary.js';
 
-const USAGE = `Usage: pnpm demo [--url URL --api-key KEY] [--workers 8] [--tasks 200] [--messages 500] [--keys 50] [--no-faults] [--stall-ms 12000] [--timeout 180]
+const USAGE = `Usage: pnpm demo [--url URL --api-key KEY | --store memory|postgres://…|DIR] [--workers 8] [--tasks 200] [--messages 500] [--keys 50] [--no-faults] [--stall-ms 12000] [--timeout 180]
 
-Without --url the reference server runs in this process (real clock). With --url the fleet
+Without --url the reference server runs in this process (real clock) on --store (default
+memory; also LEASEHOLD_STORE: a postgres:// URL or a directory for the embedded store). With --url the fleet
 works against that server; faults need it to be started with --control.`;
 
 const { values } = parseArgs({
   options: {
     url: { type: 'string' },
+    store: { type: 'string' },
     'api-key': { type: 'string', default: 'lh_test_admin' },
     workers: { type: 'string', default: '8' },
     tasks: { type: 'string', default: '200' },
@@ -55,12 +57,16 @@ async function main(): Promise<number> {
   let controls: FaultControls | undefined;
   let closeServer = async () => {};
   if (!baseUrl) {
-    const server = createLeaseholdServer({ clock: 'real' });
-    const listener = await server.listen({ port: 0 });
+    const storeName = values.store ?? process.env.LEASEHOLD_STORE ?? 'memory';
+    const server = createLeaseholdServer({ store: await openStore(storeName, { clock: 'real' }) });
+    const listener = await listen(server, { port: 0 });
     baseUrl = listener.url;
     controls = embeddedControls(server.control);
-    closeServer = () => listener.close();
-    console.log(`Reference server (in process) at ${baseUrl}`);
+    closeServer = async () => {
+      await listener.close();
+      await server.close();
+    };
+    console.log(`Reference server (in process) at ${baseUrl}, store ${server.store.kind}`);
   } else {
     controls = await remoteControls(baseUrl);
     console.log(`Using the server at ${baseUrl}${controls ? '' : ' (no /_control: faults are off)'}`);

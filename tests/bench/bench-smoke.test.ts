@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ResultsFile, Row } from '../../bench/lib/types.js';
 
-// Runs `pnpm bench -- --quick` (every benchmark once, tiny sizes) so the benchmarks cannot rot.
+// Runs `pnpm bench -- --quick` (every benchmark once, tiny sizes) so the benchmarks cannot rot:
+// the HTTP and engine ones here, the SQL store ones in sql-bench-smoke.test.ts (in parallel).
 // It checks that each one produced its rows with numeric figures, never the performance targets.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -15,7 +16,8 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function runQuick(out: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/run.ts', '--quick', '--out', out], {
+    const only = ['client', 'throughput', 'heartbeat', 'engine', 'mocked'].join(',');
+    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/run.ts', '--quick', '--only', only, '--out', out], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

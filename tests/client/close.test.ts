@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
 import { Leasehold } from '../../packages/client/src/index.js';
-import { createLeaseholdServer, type NodeListener } from '../../packages/server/src/index.js';
+import { createLeaseholdServer, listen, type NodeListener } from '../../packages/server/src/index.js';
 
 const child = fileURLToPath(new URL('./fixtures/close-child.ts', import.meta.url));
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -13,7 +13,7 @@ describe('close()', () => {
   const server = createLeaseholdServer();
 
   beforeAll(async () => {
-    listener = await server.listen({ port: 0 });
+    listener = await listen(server, { port: 0 });
   });
   afterAll(async () => {
     await listener.close();

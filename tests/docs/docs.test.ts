@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocsHtmlLoader } from '../../packages/server/src/adapters/docs-html.js';
+import { createDocsHtmlLoader } from '../../packages/server/src/adapters/cli/docs-html.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const CHROMIUM = '/usr/bin/chromium';

@@ -3,6 +3,7 @@ import { fetch as undiciFetch, request as undiciRequest, type Dispatcher } from 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LeaseholdDispatcher } from '../../packages/msw/src/dispatcher.js';
 import { createLeaseholdHandlers, createLeaseholdMockServer } from '../../packages/msw/src/index.js';
+import { listen } from '../../packages/server/src/index.js';
 import { normalize } from './support/normalize.js';
 import { runOddRequests, type SendPairs } from './support/odd-requests.js';
 import { runScriptedSequence, type Send, type Step } from './support/scripted-sequence.js';
@@ -65,7 +66,7 @@ beforeAll(async () => {
   // 2. Real HTTP: the same kind of server on node:http, port 0, global fetch.
   {
     const server = createLeaseholdMockServer();
-    const listener = await server.listen({ port: 0 });
+    const listener = await listen(server, { port: 0 });
     try {
       transcripts.http = await runScriptedSequence(sendWithFetch(listener.url, fetch), server.control, listener.url);
     } finally {
@@ -165,7 +166,7 @@ describe('odd requests, every transport: repeated headers and HEAD', () => {
       ['httpFetch', (url: string) => pairsWithFetch(url, fetch)],
     ] as const) {
       const server = createLeaseholdMockServer();
-      const listener = await server.listen({ port: 0 });
+      const listener = await listen(server, { port: 0 });
       try {
         odd[name] = await runOddRequests(sendOf(listener.url), server.control, listener.url);
       } finally {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createLeaseholdServer } from '@leasehold/server';
+import { createLeaseholdServer, listen } from '@leasehold/server';
 import { describe, expect, it } from 'vitest';
 import { rebuildReports } from './report-worker.js';
 
@@ -16,7 +16,7 @@ describe('the README', () => {
 
   it('whose worker runs against the reference server and leaves every key free', async () => {
     const server = createLeaseholdServer();
-    const listener = await server.listen({ port: 0 });
+    const listener = await listen(server, { port: 0 });
     try {
       const store = await rebuildReports(listener.url, ['2026-10', '2026-11']);
       expect([...store.keys()]).toEqual(['reports/2026-10', 'reports/2026-11']);

@@ -12,7 +12,7 @@ import { connect } from 'node:net';
 import { request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createLeaseholdServer, DEFAULT_KEYS, type LeaseholdServer, type NodeListener } from '../../packages/server/src/index.js';
+import { createLeaseholdServer, DEFAULT_KEYS, listen, type LeaseholdServer, type NodeListener } from '../../packages/server/src/index.js';
 import { contractProblems } from '../support/response-contract.js';
 import { envelopeProblems, envelopeTypeFor } from './support/envelope.js';
 import { mutationsFor, nestedJson, STANDING_KEYS, STORED_JSON, type Mutation } from './support/mutations.js';
@@ -165,7 +165,7 @@ describe('bad input', () => {
     });
     server.control.suspendAccount('acct_suspended');
     world = await buildWorld(server, 'lh_test_admin');
-    listener = await server.listen({ port: 0 });
+    listener = await listen(server, { port: 0 });
   });
 
   afterAll(async () => {

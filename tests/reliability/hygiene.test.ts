@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Leasehold } from '../../packages/client/src/index.js';
-import { createLeaseholdServer, type LeaseholdServer } from '../../packages/server/src/index.js';
+import { createLeaseholdServer, listen, type LeaseholdServer } from '../../packages/server/src/index.js';
 import { exited, onLines, spawnFixture } from './support/children.js';
 import { heapRun, type HeapRun } from './support/heap-workload.js';
 import { SuiteReport } from './support/report.js';
@@ -120,7 +120,7 @@ describe('resource hygiene', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       const baseline = resources();
       const server = createLeaseholdServer({ clock: 'manual' });
-      const listener = await server.listen({ port: 0 });
+      const listener = await listen(server, { port: 0 });
       const lh = new Leasehold({ baseUrl: listener.url, apiKey: ADMIN, heartbeatTtlSeconds: 5 });
       const { cycles, heartbeats } = await longRun(lh, server);
       const during = resources();
@@ -147,7 +147,7 @@ describe('resource hygiene', () => {
     async () => {
       const server = createLeaseholdServer({ clock: 'manual' });
       const start = server.control.stats();
-      const listener = await server.listen({ port: 0 });
+      const listener = await listen(server, { port: 0 });
       const lh = new Leasehold({ baseUrl: listener.url, apiKey: ADMIN, heartbeatTtlSeconds: 5 });
       try {
         await longRun(lh, server);

@@ -43,7 +43,7 @@ describe('every error body is the superset envelope', () => {
     const h = await startServer({ keys: keysWith({ apiKey: 'lh_blocked', accountId: 'acct_demo', blocked: true }) });
     await acquireHeld(h);
     await h.createTask(); // task 1
-    h.control.setRateLimit(READER, 1);
+    await h.control.setRateLimit(READER, 1);
     const auth = { authorization: `Bearer ${ADMIN}` };
     const json = { ...auth, 'content-type': 'application/json' };
     const cases: Array<[string, string, RequestInit, number, string | undefined]> = [

@@ -46,7 +46,7 @@ describe('the heartbeat seed page', () => {
     const h = await startServer();
     const held = await h.acquire('k', { leaseSeconds: 600 });
     const waiter = await h.acquire('k', { wait: true, leaseSeconds: 300, holderSession: 'sess-w' });
-    h.control.advanceClock(10_000);
+    await h.control.advanceClock(10_000);
     for (const ttl of [0, 1, '5s', 30, 'PT2M']) {
       const results = (await beat(h, { ttl })).body.results;
       expect(results, `ttl ${ttl}`).toEqual([
@@ -54,7 +54,7 @@ describe('the heartbeat seed page', () => {
         { claimId: waiter.body.claimId, status: 'queued', expiresAt: T0 + 300_000, position: 1, queueDepth: 1 },
       ]);
     }
-    h.control.advanceClock(280_000); // now T0 + 290 s: 600 s from now is later than both
+    await h.control.advanceClock(280_000); // now T0 + 290 s: 600 s from now is later than both
     const extended = (await beat(h, { ttl: 600 })).body.results;
     expect(extended.map((r: { expiresAt: number }) => r.expiresAt)).toEqual([T0 + 890_000, T0 + 890_000]);
     expect((await holderOf(h, 'k')).body).toMatchObject({ expiresAt: T0 + 890_000, leaseSeconds: 600 });
@@ -101,7 +101,7 @@ describe('ttl', () => {
   ] as const)('ttl %j extends a held claim by %i s (clamped to 5–600)', async (ttl, seconds) => {
     const h = await startServer();
     const claim = await h.acquire('k', { leaseSeconds: 5 }); // the shortest lease, so every ttl extends it
-    h.control.advanceClock(1_000);
+    await h.control.advanceClock(1_000);
     const answer = await beat(h, { ttl });
     expect(answer.body.results).toEqual([{ claimId: claim.body.claimId, status: 'held', expiresAt: T0 + 1_000 + seconds * 1000, queueDepth: 0 }]);
     expect((await holderOf(h, 'k')).body.expiresAt).toBe(T0 + 1_000 + seconds * 1000);
@@ -134,7 +134,7 @@ describe('what a heartbeat touches', () => {
     await h.sendMessage('billing', 'forever');
     const forever = await h.receive('billing', 'forever', { 'Leasehold-Session': 'w1' });
 
-    h.control.advanceClock(10_000);
+    await h.control.advanceClock(10_000);
     const answer = await beat(h, { ttl: '2m', holderSession: 'w1' });
     const now = T0 + 10_000;
     expect(answer.body.results).toHaveLength(5);
@@ -158,7 +158,7 @@ describe('what a heartbeat touches', () => {
     const mine = await h.acquire('mine', { holderSession: 'alive' });
     const crashed = await h.acquire('crashed', { holderSession: 'dead' });
     for (let i = 0; i < 3; i++) {
-      h.control.advanceClock(20_000);
+      await h.control.advanceClock(20_000);
       const answer = await beat(h, { ttl: 30, holderSession: 'alive' });
       expect(answer.body.results.map((r: { claimId: string }) => r.claimId)).toEqual([mine.body.claimId]);
     }
@@ -173,10 +173,10 @@ describe('what a heartbeat touches', () => {
     const h = await startServer();
     const one = await h.acquire('one');
     await h.acquire('two');
-    h.control.advanceClock(20_000);
+    await h.control.advanceClock(20_000);
     const answer = await beat(h, { ttl: 60, claimId: one.body.claimId });
     expect(answer.body.results).toEqual([{ claimId: one.body.claimId, status: 'held', expiresAt: T0 + 80_000, queueDepth: 0 }]);
-    h.control.advanceClock(10_001);
+    await h.control.advanceClock(10_001);
     expectStatus(await holderOf(h, 'one'), 200);
     expectError(await holderOf(h, 'two'), 404);
   });
@@ -203,7 +203,7 @@ describe('claimIds: exactly the leases a client tracks', () => {
     const message = await h.receive('billing', 'invoices', { 'Leasehold-Session': 'w1' });
     const named = [tracked.body.claimId, taskClaim.claim.claimId, message.answer.body.claimId];
     for (let i = 0; i < 3; i++) {
-      h.control.advanceClock(20_000);
+      await h.control.advanceClock(20_000);
       const now = T0 + 20_000 * (i + 1);
       const answer = await beat(h, { ttl: 30, holderSession: 'w1', claimIds: named });
       expectStatus(answer, 200);
@@ -241,7 +241,7 @@ describe('claimIds: exactly the leases a client tracks', () => {
       { claimId: otherAccount.body.claimId, status: 'lost' },
     ]);
     // Another session's lease named by mistake is not renewed: it expires on its own term.
-    h.control.advanceClock(30_001);
+    await h.control.advanceClock(30_001);
     expectError(await holderOf(h, 'theirs'), 404, 'claim_not_found');
     expect((await beat(h, { ttl: 30, holderSession: 's1', claimIds: [mine.body.claimId] })).body.results).toEqual([
       { claimId: mine.body.claimId, status: 'lost' },
@@ -304,7 +304,7 @@ describe('lost leases', () => {
   it('reports a lease lost since the last report exactly once', async () => {
     const h = await startServer();
     const claim = await h.acquire('k');
-    h.control.advanceClock(30_001);
+    await h.control.advanceClock(30_001);
     expect((await beat(h, { ttl: 30 })).body.results).toEqual([{ claimId: claim.body.claimId, status: 'lost' }]);
     expect((await beat(h, { ttl: 30 })).body.results).toEqual([]);
   });
@@ -326,7 +326,7 @@ describe('idempotency', () => {
     const h = await startServer();
     await h.acquire('k');
     const first = await h.call('heartbeatClaims', { json: { ttl: 30 }, idempotencyKey: 'beat-1' });
-    h.control.advanceClock(5_000);
+    await h.control.advanceClock(5_000);
     const again = await h.call('heartbeatClaims', { json: { ttl: 30 }, idempotencyKey: 'beat-1' });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);

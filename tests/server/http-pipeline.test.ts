@@ -34,7 +34,7 @@ describe('Idempotency-Key', () => {
     const first = await acquire(h, { idempotencyKey: 'acquire-1' });
     expectStatus(first, 201);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
-    h.control.advanceClock(1_000);
+    await h.control.advanceClock(1_000);
     const again = await acquire(h, { idempotencyKey: 'acquire-1' });
     expectStatus(again, 201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
@@ -88,11 +88,11 @@ describe('Idempotency-Key', () => {
   ] as const)('does not store a %s: no record is kept under the key, so a retry runs again', async (_name, prepare, send, status) => {
     const h = await startServer();
     await prepare(h);
-    const records = h.control.stats().idempotencyRecords;
+    const records = (await h.control.stats()).idempotencyRecords;
     const answer = await send(h);
     expect(answer.status).toBe(status);
     expect(answer.headers.get('idempotent-replayed')).toBeNull();
-    expect(h.control.stats().idempotencyRecords, 'no record was stored for the failure').toBe(records);
+    expect((await h.control.stats()).idempotencyRecords, 'no record was stored for the failure').toBe(records);
     expect((await send(h)).headers.get('idempotent-replayed'), 'the retry ran again').toBeNull();
   });
 
@@ -225,34 +225,34 @@ describe('credentials', () => {
 
   it('answers 401 expired_api_key to an expired key, and accepts it again once renewed', async () => {
     const h = await startServer();
-    h.control.expireKey(ADMIN);
+    await h.control.expireKey(ADMIN);
     expectError(await h.call('listSpaceClaims', { path: { spaceId: SPACE } }), 401, 'expired_api_key');
-    h.control.expireKey(ADMIN, false);
+    await h.control.expireKey(ADMIN, false);
     expectStatus(await h.call('listSpaceClaims', { path: { spaceId: SPACE } }), 200);
   });
 
   it('answers 401 expired_api_key once a key passes its expiresAt on the server clock', async () => {
     const h = await startServer({ keys: keysWith({ apiKey: 'lh_test_shortlived', accountId: DEMO_ACCOUNT, expiresAt: Date.UTC(2026, 0, 1, 0, 1) }) });
     expectStatus(await h.call('listSpaceClaims', { key: 'lh_test_shortlived', path: { spaceId: SPACE } }), 200);
-    h.control.advanceClock(60_000);
+    await h.control.advanceClock(60_000);
     expectError(await h.call('listSpaceClaims', { key: 'lh_test_shortlived', path: { spaceId: SPACE } }), 401, 'expired_api_key');
   });
 
   it('answers 402 account_suspended to every key of a suspended account, and only to it', async () => {
     const h = await startServer();
-    h.control.suspendAccount(DEMO_ACCOUNT);
+    await h.control.suspendAccount(DEMO_ACCOUNT);
     expectError(await h.call('listSpaceClaims', { path: { spaceId: SPACE } }), 402, 'account_suspended');
     expectError(await h.call('listSpaceClaims', { key: READER, path: { spaceId: SPACE } }), 402, 'account_suspended');
     expectStatus(await h.call('listSpaceClaims', { key: OTHER, path: { spaceId: SPACE } }), 200);
-    h.control.suspendAccount(DEMO_ACCOUNT, false);
+    await h.control.suspendAccount(DEMO_ACCOUNT, false);
     expectStatus(await h.call('listSpaceClaims', { path: { spaceId: SPACE } }), 200);
   });
 
   it('answers 403 with no code to a blocked key, and permission_denied to the read-only key on writes', async () => {
     const h = await startServer();
-    h.control.blockKey(READER);
+    await h.control.blockKey(READER);
     expectError(await h.call('listSpaceClaims', { key: READER, path: { spaceId: SPACE } }), 403, null);
-    h.control.blockKey(READER, false);
+    await h.control.blockKey(READER, false);
     expectStatus(await h.call('listSpaceClaims', { key: READER, path: { spaceId: SPACE } }), 200);
     expectError(await acquire(h, { key: READER }), 403, 'permission_denied');
   });
@@ -281,7 +281,7 @@ describe('credentials', () => {
 describe('rate limits', () => {
   it('answers 429 with Retry-After in whole seconds (not in the body), per credential, and admits after the wait', async () => {
     const h = await startServer();
-    h.control.setRateLimit(ADMIN, 2);
+    await h.control.setRateLimit(ADMIN, 2);
     const path = { spaceId: SPACE };
     expectStatus(await h.call('listSpaceClaims', { path }), 200);
     expectStatus(await h.call('listSpaceClaims', { path }), 200);
@@ -293,15 +293,15 @@ describe('rate limits', () => {
     expect(JSON.stringify(limited.body)).not.toMatch(/retry/i);
     // Another credential of the same account has its own budget.
     expectStatus(await h.call('listSpaceClaims', { key: READER, path }), 200);
-    h.control.advanceClock(Number(retryAfter) * 1000);
+    await h.control.advanceClock(Number(retryAfter) * 1000);
     expectStatus(await h.call('listSpaceClaims', { path }), 200);
   });
 
   it('rounds a fractional wait up to whole seconds', async () => {
     const h = await startServer();
-    h.control.setRateLimit(ADMIN, 1);
+    await h.control.setRateLimit(ADMIN, 1);
     await h.call('listSpaceClaims', { path: { spaceId: SPACE } });
-    h.control.advanceClock(100);
+    await h.control.advanceClock(100);
     const limited = await h.call('listSpaceClaims', { path: { spaceId: SPACE } });
     expectError(limited, 429, 'rate_limited');
     expect(limited.headers.get('retry-after')).toBe('1');

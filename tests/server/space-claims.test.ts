@@ -65,7 +65,7 @@ describe('the space-claims seed page, call by call', () => {
     expect(holder.body).not.toHaveProperty('token');
 
     // curl -X POST .../claims/<key>/renew -H "Idempotency-Key: $(uuidgen)" -d '{"token":"<lease token>"}'
-    h.control.advanceClock(10_000);
+    await h.control.advanceClock(10_000);
     const renewed = await h.call('renewSpaceClaim', {
       path: { spaceId: SPACE, key: 'reports/2026-11' },
       idempotencyKey: randomUUID(),
@@ -99,7 +99,7 @@ describe('FIFO waiters and fences', () => {
     expect((await holderOf(h, 'k')).body).toMatchObject({ holder: 'a', queueDepth: 2 });
 
     // Released: b (first in line) is granted at once, with a larger fence.
-    h.control.advanceClock(5_000);
+    await h.control.advanceClock(5_000);
     expectStatus(await release(h, 'k', a.body.token, { outcome: 'partial' }), 200);
     const afterRelease = await holderOf(h, 'k');
     expect(afterRelease.body).toMatchObject({
@@ -118,7 +118,7 @@ describe('FIFO waiters and fences', () => {
     expect(beat.body.results).toEqual([{ claimId: c.body.claimId, status: 'queued', position: 1, queueDepth: 1, expiresAt: T0 + 5_000 + 300_000 }]);
 
     // Expired: c is granted at b's expiry instant.
-    h.control.advanceClock(60_001);
+    await h.control.advanceClock(60_001);
     const afterExpiry = await holderOf(h, 'k');
     expect(afterExpiry.body).toMatchObject({ claimId: c.body.claimId, holder: 'c', acquiredAt: T0 + 5_000 + 60_000, queueDepth: 0 });
     expect(afterExpiry.body.fence).toBeGreaterThan(afterRelease.body.fence);
@@ -131,7 +131,7 @@ describe('FIFO waiters and fences', () => {
     await h.acquire('k', { leaseSeconds: 60 });
     const quiet = await h.acquire('k', { wait: true, leaseSeconds: 30, holderSession: 'quiet' });
     const patient = await h.acquire('k', { wait: true, leaseSeconds: 120, holderSession: 'patient' });
-    h.control.advanceClock(60_001);
+    await h.control.advanceClock(60_001);
     expect((await holderOf(h, 'k')).body).toMatchObject({ claimId: patient.body.claimId, acquiredAt: T0 + 60_000 });
     expectError(await renew(h, 'k', quiet.body.token), 409, 'lease_expired');
   });
@@ -150,7 +150,7 @@ describe('FIFO waiters and fences', () => {
     await h.createQueue('billing', 'invoices');
     await h.sendMessage('billing', 'invoices');
     fences.push((await h.receive('billing', 'invoices')).answer.body.fence);
-    h.control.advanceClock(30_001); // 'b' expires; re-granting it takes a new fence
+    await h.control.advanceClock(30_001); // 'b' expires; re-granting it takes a new fence
     fences.push((await h.acquire('b')).body.fence);
     for (let i = 1; i < fences.length; i++) expect(fences[i], `fences ${fences.join(', ')}`).toBeGreaterThan(fences[i - 1]!);
   });
@@ -282,7 +282,7 @@ describe('keys', () => {
     });
     const body = (await response.json()) as { code?: string; param?: string };
     expect([response.status, body.code, body.param]).toEqual([400, 'invalid_request', 'key']);
-    expect(h.control.stats().held).toBe(0);
+    expect((await h.control.stats()).held).toBe(0);
   });
 
   it('reads, renews and releases at its percent-encoded path every key acquire accepts', async () => {
@@ -329,12 +329,12 @@ describe('lease seconds', () => {
   it('renews from now for leaseSeconds (default 30), never from the old expiry', async () => {
     const h = await startServer();
     const claim = await h.acquire('k', { leaseSeconds: 600 });
-    h.control.advanceClock(20_000);
+    await h.control.advanceClock(20_000);
     expect((await renew(h, 'k', claim.body.token)).body).toMatchObject({ leaseSeconds: 30, expiresAt: T0 + 50_000 });
     expect((await renew(h, 'k', claim.body.token, 120)).body).toMatchObject({ leaseSeconds: 120, expiresAt: T0 + 140_000 });
-    h.control.advanceClock(119_999);
+    await h.control.advanceClock(119_999);
     expectStatus(await holderOf(h, 'k'), 200);
-    h.control.advanceClock(1);
+    await h.control.advanceClock(1);
     expectError(await holderOf(h, 'k'), 404, 'claim_not_found');
   });
 });
@@ -353,9 +353,9 @@ describe('release', () => {
   it('shows the observation to the next holder as previousRelease, even after the key sat free', async () => {
     const h = await startServer();
     const first = await h.acquire('k', { holder: 'worker-2' });
-    h.control.advanceClock(1_000);
+    await h.control.advanceClock(1_000);
     expectStatus(await release(h, 'k', first.body.token, { outcome: 'rebuilt', rows: 5000 }), 200);
-    h.control.advanceClock(60_000);
+    await h.control.advanceClock(60_000);
     const next = await h.acquire('k');
     expect(next.body.previousRelease).toEqual({ claimId: first.body.claimId, holder: 'worker-2', releasedAt: T0 + 1_000, observation: { outcome: 'rebuilt', rows: 5000 } });
     expect((await holderOf(h, 'k')).body.previousRelease).toEqual(next.body.previousRelease);

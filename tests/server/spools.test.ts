@@ -38,7 +38,7 @@ describe('the spool renew seed page', () => {
     await h.createQueue('billing', 'invoices', 30);
     await h.sendMessage('billing', 'invoices');
     const { lease } = await h.receive('billing', 'invoices');
-    h.control.advanceClock(20_000);
+    await h.control.advanceClock(20_000);
     // curl sends no body and no Content-Type.
     const response = await fetch(`${h.origin}/v1/spools/billing/renew`, {
       method: 'POST',
@@ -58,12 +58,12 @@ describe('the spool renew seed page', () => {
     await h.sendMessage('billing', 'invoices');
     const { lease, answer } = await h.receive('billing', 'invoices');
     expect(answer.headers.get('spooler-lease-expires-at')).toBe(utc(T0 + 300_000));
-    h.control.advanceClock(60_000);
+    await h.control.advanceClock(60_000);
     expectStatus(await h.call('putQueue', { path: { spool: 'billing', queue: 'invoices' }, json: { leaseTimeoutSeconds: 20 } }), 200);
     const renewed = await renew(h, lease);
     expect(renewed.headers.get('spooler-lease-expires-at')).toBe(utc(T0 + 80_000));
     expect(renewed.headers.get('spooler-lease-timeout')).toBe('20');
-    h.control.advanceClock(20_000);
+    await h.control.advanceClock(20_000);
     expectError(await renew(h, lease), 410, 'stale_token', 'Spooler-Lease');
     // The message went back to its queue.
     expect((await receive(h)).body.deliveryCount).toBe(2);
@@ -75,12 +75,12 @@ describe('the spool renew seed page', () => {
     await h.sendMessage('billing', 'invoices');
     const { lease } = await h.receive('billing', 'invoices');
     expectStatus(await h.call('putQueue', { path: { spool: 'billing', queue: 'invoices' }, json: { leaseTimeoutSeconds: null } }), 200);
-    h.control.advanceClock(10_000);
+    await h.control.advanceClock(10_000);
     const renewed = await renew(h, lease);
     expectStatus(renewed, 204);
     expect(renewed.headers.get('spooler-lease-expires-at')).toBeNull();
     expect(renewed.headers.get('spooler-lease-timeout')).toBeNull();
-    h.control.advanceClock(7 * 24 * 3600_000);
+    await h.control.advanceClock(7 * 24 * 3600_000);
     expectStatus(await renew(h, lease), 204);
     expectStatus(await ack(h, lease), 204);
   });
@@ -91,7 +91,7 @@ describe('the spool renew seed page', () => {
     await h.sendMessage('billing', 'invoices');
     const { lease } = await h.receive('billing', 'invoices');
     expectStatus(await h.call('putQueue', { path: { spool: 'billing', queue: 'invoices' }, json: { leaseTimeoutSeconds: 300 } }), 200);
-    h.control.advanceClock(30_000);
+    await h.control.advanceClock(30_000);
     expectError(await renew(h, lease), 410, 'stale_token');
   });
 
@@ -138,9 +138,9 @@ describe('receive', () => {
     const h = await startServer();
     await h.createQueue('billing', 'invoices');
     expectStatus(await h.call('sendMessage', { path: { spool: 'billing', queue: 'invoices' }, json: { body: 'later', delaySeconds: 60 } }), 201);
-    h.control.advanceClock(59_999);
+    await h.control.advanceClock(59_999);
     expectStatus(await receive(h), 204);
-    h.control.advanceClock(1);
+    await h.control.advanceClock(1);
     expect((await receive(h)).body.body).toBe('later');
   });
 });
@@ -167,7 +167,7 @@ describe('settling', () => {
     const { lease } = await h.receive('billing', 'invoices');
     expectStatus(await nack(h, lease, 30), 204);
     expectStatus(await receive(h), 204);
-    h.control.advanceClock(30_000);
+    await h.control.advanceClock(30_000);
     expect((await receive(h)).body.deliveryCount).toBe(2);
   });
 
@@ -178,7 +178,7 @@ describe('settling', () => {
     const { lease } = await h.receive('billing', 'invoices');
     expectStatus(await ack(h, lease), 204);
     expectError(await ack(h, lease), 410, 'stale_token');
-    h.control.advanceClock(3600_000);
+    await h.control.advanceClock(3600_000);
     expectStatus(await receive(h), 204);
     expectError(await h.call('discardMessage', { path: { spool: 'billing', handle: sent.handle } }), 404, 'message_not_found');
   });
@@ -188,9 +188,9 @@ describe('settling', () => {
     await h.createQueue('billing', 'invoices', 30);
     await h.sendMessage('billing', 'invoices');
     const { lease } = await h.receive('billing', 'invoices');
-    h.control.advanceClock(29_999);
+    await h.control.advanceClock(29_999);
     expectStatus(await renew(h, lease), 204);
-    h.control.advanceClock(30_000);
+    await h.control.advanceClock(30_000);
     expectError(await ack(h, lease), 410, 'stale_token');
     expect((await receive(h)).body.deliveryCount).toBe(2);
   });
@@ -214,7 +214,7 @@ describe('settling', () => {
     await h.createQueue('billing', 'invoices');
     await h.sendMessage('billing', 'invoices');
     const { lease, answer } = await h.receive('billing', 'invoices');
-    expect(h.control.primaryChange()).toBe(1);
+    expect(await h.control.primaryChange()).toBe(1);
     for (const settle of [renew, ack, nack]) expectError(await settle(h, lease), 410, 'stale_token');
     expect((await h.call('heartbeatClaims', { json: { ttl: 30 } })).body.results).toEqual([{ claimId: answer.body.claimId, status: 'lost' }]);
     expect((await receive(h)).body).toMatchObject({ id: answer.body.id, deliveryCount: 2 });
@@ -239,10 +239,10 @@ describe('sessions and heartbeats', () => {
     await h.sendMessage('billing', 'invoices', 'b');
     const alive = await h.receive('billing', 'invoices', { 'Leasehold-Session': 'alive' });
     const dead = await h.receive('billing', 'invoices', { 'Leasehold-Session': 'dead' });
-    h.control.advanceClock(20_000);
+    await h.control.advanceClock(20_000);
     const beat = await h.call('heartbeatClaims', { json: { ttl: 30, holderSession: 'alive' } });
     expect(beat.body.results).toEqual([{ claimId: alive.answer.body.claimId, status: 'held', expiresAt: T0 + 50_000 }]);
-    h.control.advanceClock(10_000);
+    await h.control.advanceClock(10_000);
     expectStatus(await renew(h, alive.lease), 204);
     expectError(await renew(h, dead.lease), 410, 'stale_token');
   });

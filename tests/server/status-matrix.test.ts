@@ -301,7 +301,7 @@ describe.each(Object.entries(operations))('%s', (operationId, op) => {
   it('answers 402 account_suspended for a suspended account', async () => {
     const h = await start();
     const options = await op.sample(h);
-    h.control.suspendAccount(DEMO_ACCOUNT);
+    await h.control.suspendAccount(DEMO_ACCOUNT);
     expectError(await h.call(operationId, options), 402, 'account_suspended');
   });
 
@@ -314,14 +314,14 @@ describe.each(Object.entries(operations))('%s', (operationId, op) => {
   it('answers 403 with no code to a blocked key', async () => {
     const h = await start();
     const options = await op.sample(h);
-    h.control.blockKey(ADMIN);
+    await h.control.blockKey(ADMIN);
     expectError(await h.call(operationId, options), 403, null);
   });
 
   it('answers 429 rate_limited with Retry-After in whole seconds, not repeated in the body', async () => {
     const h = await start();
     const options = await op.sample(h);
-    h.control.setRateLimit(ADMIN, 1);
+    await h.control.setRateLimit(ADMIN, 1);
     await h.call(operationId, options);
     const limited = await h.call(operationId, options);
     expectError(limited, 429, 'rate_limited');
@@ -530,7 +530,7 @@ const cases: StatusCase[] = [
     run: async (s) => {
       const h = await s();
       const options = await heldClaim(h);
-      h.control.advanceClock(30_001);
+      await h.control.advanceClock(30_001);
       return h.call('renewSpaceClaim', options);
     },
   },
@@ -573,7 +573,7 @@ const cases: StatusCase[] = [
     run: async (s) => {
       const h = await s();
       const options = await heldClaim(h);
-      h.control.advanceClock(31_000);
+      await h.control.advanceClock(31_000);
       return h.call('releaseSpaceClaim', options);
     },
   },
@@ -699,7 +699,7 @@ const cases: StatusCase[] = [
       run: async (s) => {
         const h = await s();
         const options = await operations[operationId]!.sample(h);
-        h.control.advanceClock(900_001);
+        await h.control.advanceClock(900_001);
         return h.call(operationId, options);
       },
     },
@@ -916,7 +916,7 @@ const cases: StatusCase[] = [
       run: async (s) => {
         const h = await s();
         const options = await operations[operationId]!.sample(h);
-        h.control.advanceClock(30_001);
+        await h.control.advanceClock(30_001);
         return h.call(operationId, options);
       },
     },
@@ -952,7 +952,7 @@ const cases: StatusCase[] = [
       run: async (s) => {
         const h = await s();
         const options = await operations[operationId]!.sample(h);
-        expect(h.control.primaryChange()).toBe(1);
+        expect(await h.control.primaryChange()).toBe(1);
         return h.call(operationId, options);
       },
     },

@@ -70,7 +70,7 @@ describe('the task-claims seed page', () => {
     expect(started.body.status).toBe('InProgress');
 
     // 5. Work, renewing before expiry.
-    h.control.advanceClock(10 * 60_000);
+    await h.control.advanceClock(10 * 60_000);
     const renewed = await h.call('renewTaskClaim', {
       path: { taskId: id },
       headers: { 'If-Match': started.headers.get('etag')! },
@@ -194,7 +194,7 @@ describe('X-Task-Claim on protected writes', () => {
     ['the all-zero UUID', 400, 'invalid_token', async (h) => ({ ...(await claimed(h)), header: ZERO_UUID })],
     ['an expired token', 409, 'lease_expired', async (h) => {
       const t = await claimed(h);
-      h.control.advanceClock(900_001);
+      await h.control.advanceClock(900_001);
       return { ...t, header: t.token };
     }],
     ['a released token', 409, 'claim_not_held', async (h) => {
@@ -239,7 +239,7 @@ describe('task tokens in renew and release bodies', () => {
       const h = await startServer();
       const task = await h.createTask();
       const claim = await h.claimTask(task.id, task.etag);
-      if (name === 'expired') h.control.advanceClock(900_001);
+      if (name === 'expired') await h.control.advanceClock(900_001);
       const answer = await h.call(operationId, { path: { taskId: task.id }, headers: { 'If-Match': claim.etag }, json: body(claim.token) });
       expect(answer.status, JSON.stringify(answer.body)).toBe(status);
       if (status === 400) expect(answer.body.param).toBe('token');
@@ -263,7 +263,7 @@ describe('claims', () => {
     const h = await startServer();
     const task = await h.createTask();
     const claim = await h.claimTask(task.id, task.etag, { 'Leasehold-Session': 'w1' });
-    h.control.advanceClock(60_000);
+    await h.control.advanceClock(60_000);
     const done = await h.call('completeTask', {
       path: { taskId: task.id },
       headers: { 'If-Match': claim.etag, 'X-Task-Claim': claim.token },
@@ -290,7 +290,7 @@ describe('claims', () => {
     const task = await h.createTask();
     const first = await h.claimTask(task.id, task.etag);
     expectError(await h.call('claimTask', { path: { taskId: task.id }, headers: { 'If-Match': first.etag } }), 409, 'task_claimed');
-    h.control.advanceClock(900_000);
+    await h.control.advanceClock(900_000);
     const afterExpiry = await read(h, task.id);
     expect(afterExpiry.body.claim).toBeNull();
     const second = await h.claimTask(task.id, afterExpiry.headers.get('etag')!);
@@ -335,13 +335,13 @@ describe('credentials', () => {
 describe('timestamps', () => {
   it('answers expiresUtc and every task timestamp in whole seconds (as the task page shows), never later than the real expiry', async () => {
     const h = await startServer();
-    h.control.advanceClock(1_750); // the server clock at T0 + 1.75 s
+    await h.control.advanceClock(1_750); // the server clock at T0 + 1.75 s
     const task = await h.createTask();
     const claim = await h.claimTask(task.id, task.etag);
     expect(claim.claim.expiresUtc).toBe('2026-01-01T00:15:01Z'); // the lease really ends at 00:15:01.750
     const read = await h.call('getTask', { path: { taskId: task.id } });
     for (const value of [read.body.createdUtc, read.body.updatedUtc, read.body.claim.expiresUtc]) expect(value).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    h.control.advanceClock(900_000 - 1); // 1 ms before the real expiry, after the one shown: still held
+    await h.control.advanceClock(900_000 - 1); // 1 ms before the real expiry, after the one shown: still held
     expectStatus(await h.call('renewTaskClaim', { path: { taskId: task.id }, headers: { 'If-Match': claim.etag }, json: { token: claim.token } }), 200);
   });
 });

@@ -93,4 +93,29 @@ describeStores('spools', {
       code: 'plan_limit_exceeded',
     });
   },
+
+  'send, receive and ack refuse in the engine order: spool name, spool, queue name, queue; spool, lease shape, lease': async (w) => {
+    const sendTo = (spool: string, queueName: string, delaySeconds?: number) =>
+      w.run((ops) => ops.spools.send({ credential: w.admin, spool, queue: queueName, body: 1, delaySeconds }));
+    const receiveFrom = (spool: string, queueName: string) => w.run((ops) => ops.spools.receive({ credential: w.admin, spool, queue: queueName }));
+    const ack = (spool: string, lease: string) => w.run((ops) => ops.spools.ack({ credential: w.admin, spool, lease }));
+    expect(await sendTo('bad name', 'q', 5000)).toMatchObject({ param: 'delaySeconds' });
+    expect(await sendTo('bad name', 'bad name')).toMatchObject({ code: 'invalid_request', param: 'spool' });
+    expect(await sendTo('missing', 'bad name')).toMatchObject({ code: 'spool_not_found' });
+    expect(await receiveFrom('missing', 'bad name')).toMatchObject({ code: 'spool_not_found' });
+    await queue(w);
+    expect(await sendTo('billing', 'bad name')).toMatchObject({ code: 'invalid_request', param: 'queue' });
+    expect(await receiveFrom('billing', 'bad name')).toMatchObject({ code: 'invalid_request', param: 'queue' });
+    expect(await sendTo('billing', 'missing')).toMatchObject({ code: 'queue_not_found' });
+    expect(await receiveFrom('billing', 'missing')).toMatchObject({ code: 'queue_not_found' });
+    expect(await receiveFrom('billing', 'invoices')).toEqual({ ok: true, value: null });
+    expect(await ack('missing', 'short')).toMatchObject({ code: 'spool_not_found' });
+    expect(await ack('billing', 'short')).toMatchObject({ code: 'invalid_token' });
+    expect(await ack('billing', 'x'.repeat(40))).toMatchObject({ code: 'stale_token' });
+    await send(w, { n: 1 });
+    const got = (await receive(w)) as ReceivedMessage;
+    expect(await ack('missing', got.lease)).toMatchObject({ code: 'spool_not_found' });
+    expect(await ack('billing', got.lease)).toEqual({ ok: true, value: null });
+    expect(await ack('billing', got.lease)).toMatchObject({ code: 'stale_token' });
+  },
 });

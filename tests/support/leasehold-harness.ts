@@ -3,12 +3,15 @@ import { expect } from 'vitest';
 import {
   DEFAULT_KEYS,
   createLeaseholdServer,
+  listen,
   type KeyConfig,
   type LeaseholdServer,
   type LeaseholdServerOptions,
   type NodeListener,
   type ServerControl,
+  type Store,
 } from '../../packages/server/src/index.js';
+import { openTestStore, type TestStore } from './test-store.js';
 import { contractProblems, observe, type ObservedResponse } from './response-contract.js';
 import { listOperations, resolveRef, schemaErrors, type Parameter } from './spec-validator.js';
 
@@ -133,10 +136,12 @@ export function expectStatus(answer: Answer, status: number): void {
 /** A reference server listening on 127.0.0.1, called over real HTTP. */
 export class TestServer {
   constructor(
-    readonly server: LeaseholdServer,
+    readonly server: LeaseholdServer<Store>,
     readonly listener: NodeListener,
     /** The base path the API is mounted under (`''` for none). */
     readonly basePath: string,
+    /** The SQL store of this server (the project's store matrix), thrown away on close. */
+    private readonly sqlStore?: TestStore,
   ) {}
 
   /** `http://127.0.0.1:PORT` (without the base path). */
@@ -144,8 +149,8 @@ export class TestServer {
     return this.listener.url;
   }
 
-  /** The in-process test levers. */
-  get control(): ServerControl {
+  /** The in-process test levers (synchronous on the memory store, promises on SQL: await them). */
+  get control(): ServerControl<Store> {
     return this.server.control;
   }
 
@@ -233,9 +238,10 @@ export class TestServer {
     return { lease: answer.headers.get('spooler-lease') as string, answer };
   }
 
-  /** Stops the listener. */
-  close(): Promise<void> {
-    return this.listener.close();
+  /** Stops the listener (and throws away a SQL store). */
+  async close(): Promise<void> {
+    await this.listener.close();
+    await this.sqlStore?.dispose();
   }
 }
 
@@ -251,11 +257,13 @@ export function keysWith(...extraKeys: KeyConfig[]): KeyConfig[] {
  * listens on 127.0.0.1 with a free port. Close them all with `stopServers` in `afterEach`.
  */
 export async function startServer(options: LeaseholdServerOptions = {}): Promise<TestServer> {
-  const server = createLeaseholdServer({ clock: 'manual', control: true, ...options });
-  const listener = await server.listen({ port: 0 });
+  const sql = await openTestStore({ clock: 'manual', ...options });
+  const server: LeaseholdServer<Store> =
+    sql === undefined ? createLeaseholdServer({ clock: 'manual', control: true, ...options }) : createLeaseholdServer({ control: true, ...options, store: sql.store });
+  const listener = await listen(server, { port: 0 });
   // Calls go to the first mount (the default mounts are `/` and `/api`: the root).
   const basePath = typeof options.basePath === 'string' ? options.basePath : (options.basePath?.[0] ?? '');
-  const started = new TestServer(server, listener, basePath.replace(/\/+$/, ''));
+  const started = new TestServer(server, listener, basePath.replace(/\/+$/, ''), sql);
   running.add(started);
   return started;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { main } from './adapters/cli.js';
+import { main } from './adapters/cli/main.js';
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   process.stderr.write(`leasehold-server: ${error instanceof Error ? error.message : String(error)}\n`);

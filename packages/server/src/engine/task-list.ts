@@ -1,4 +1,5 @@
 import { EngineError } from './errors.js';
+import { requireInt } from './validation.js';
 import type { SortedMap } from './sorted-map.js';
 import { taskView, type Task, type TaskRecord, type TaskStatus } from './task-record.js';
 
@@ -27,6 +28,68 @@ export function decodeTaskCursor(cursor: string): number {
   return id;
 }
 
+const STATUSES: ReadonlySet<string> = new Set(['Todo', 'InProgress', 'Blocked', 'Done']);
+
+/** A validated list query: the status filter, the id the page starts after, the page size. */
+export interface TaskListQuery {
+  status: TaskStatus | undefined;
+  after: number;
+  limit: number;
+}
+
+/**
+ * Validates `GET /v1/tasks` parameters for every store (limit 1–100, default 50; a known status;
+ * a cursor this API returned).
+ */
+export function taskListQuery(params: { status?: TaskStatus | undefined; limit?: number | undefined; cursor?: string | undefined }): TaskListQuery {
+  const limit = requireInt(params.limit, 1, 100, 'limit', 50);
+  if (params.status !== undefined && !STATUSES.has(params.status)) {
+    throw new EngineError('invalid_request', 'status must be Todo, InProgress, Blocked or Done.', 'status');
+  }
+  const after = params.cursor === undefined ? 0 : decodeTaskCursor(params.cursor);
+  return { status: params.status, after, limit };
+}
+
+/**
+ * Adds tasks to a page in id order until it holds `limit` tasks or about `TASK_PAGE_BYTES`:
+ * `take` answers false (and marks the page as having more) once the page is full.
+ */
+export class TaskPage {
+  readonly data: Task[] = [];
+  #bytes = 0;
+  #last = 0;
+  #more = false;
+
+  constructor(private readonly limit: number) {}
+
+  /** True while the page has room; false once full (then `view` is not added). */
+  get hasRoom(): boolean {
+    return !(this.data.length === this.limit || (this.data.length > 0 && this.#bytes >= TASK_PAGE_BYTES));
+  }
+
+  /** Adds one task; false (the page has more) when it is full. */
+  take(view: Task): boolean {
+    if (!this.hasRoom) {
+      this.#more = true;
+      return false;
+    }
+    this.#bytes += JSON.stringify(view).length;
+    this.data.push(view);
+    this.#last = view.id;
+    return true;
+  }
+
+  /** More tasks follow the page (it is full). */
+  markMore(): void {
+    this.#more = true;
+  }
+
+  /** The page, with the cursor of the task after its last one when more follow. */
+  list(): TaskList {
+    return { object: 'list', data: this.data, nextCursor: this.#more ? encodeTaskCursor(this.#last) : null };
+  }
+}
+
 /**
  * One page of tasks after `after` (0: from the start) in id order: from `byStatus` when a status
  * is asked for, else by id from `tasks` (ids run 1, 2, 3, … and tasks are never deleted, so the
@@ -38,21 +101,8 @@ export function pageOfTasks(
   byStatus: SortedMap<number, TaskRecord> | undefined,
   query: { status?: TaskStatus | undefined; after: number; limit: number },
 ): TaskList {
-  const data: Task[] = [];
-  let bytes = 0;
-  let last = 0;
-  let more = false;
-  const take = (task: TaskRecord): boolean => {
-    if (data.length === query.limit || (data.length > 0 && bytes >= TASK_PAGE_BYTES)) {
-      more = true;
-      return false;
-    }
-    const view = taskView(task);
-    bytes += JSON.stringify(view).length;
-    data.push(view);
-    last = task.id;
-    return true;
-  };
+  const page = new TaskPage(query.limit);
+  const take = (task: TaskRecord): boolean => page.take(taskView(task));
   if (query.status !== undefined) {
     if (byStatus !== undefined) {
       for (const [id, task] of byStatus.entries(query.after + 1)) {
@@ -66,5 +116,5 @@ export function pageOfTasks(
       if (task !== undefined && !take(task)) break;
     }
   }
-  return { object: 'list', data, nextCursor: more ? encodeTaskCursor(last) : null };
+  return page.list();
 }

@@ -20,9 +20,9 @@ import {
 } from './task-record.js';
 import { requireStorableJson } from './json-value.js';
 import { createSortedMap, type SortedMap } from './sorted-map.js';
-import { decodeTaskCursor, pageOfTasks, type TaskList } from './task-list.js';
+import { pageOfTasks, taskListQuery, type TaskList } from './task-list.js';
 import { validateChanges, type TaskChanges } from './task-changes.js';
-import { requireInt, requireString } from './validation.js';
+import { requireString } from './validation.js';
 
 /** Address one task, with the caller's `If-Match`. */
 export interface TaskWrite {
@@ -39,7 +39,6 @@ export interface ProtectedTaskWrite extends TaskWrite {
   claimToken?: string | undefined;
 }
 
-const STATUSES: ReadonlySet<string> = new Set(['Todo', 'InProgress', 'Blocked', 'Done']);
 
 /** One account's tasks: by id (ids run from 1), and by status in id order (for filtered lists). */
 interface AccountTasks {
@@ -95,15 +94,11 @@ export class Tasks implements LeaseKindHandler {
    */
   list(params: { credential: Caller; status?: TaskStatus | undefined; limit?: number | undefined; cursor?: string | undefined }): TaskList {
     this.#leases.sync();
-    const limit = requireInt(params.limit, 1, 100, 'limit', 50);
-    if (params.status !== undefined && !STATUSES.has(params.status)) {
-      throw new EngineError('invalid_request', 'status must be Todo, InProgress, Blocked or Done.', 'status');
-    }
-    const after = params.cursor === undefined ? 0 : decodeTaskCursor(params.cursor);
+    const { status, after, limit } = taskListQuery(params);
     const account = this.#accounts.get(params.credential.accountId);
     if (account === undefined) return { object: 'list', data: [], nextCursor: null };
-    const byStatus = params.status === undefined ? undefined : account.byStatus.get(params.status);
-    return pageOfTasks(account.tasks, account.nextId, byStatus, { status: params.status, after, limit });
+    const byStatus = status === undefined ? undefined : account.byStatus.get(status);
+    return pageOfTasks(account.tasks, account.nextId, byStatus, { status, after, limit });
   }
 
   /** Read a task and its ETag. */

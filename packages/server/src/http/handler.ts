@@ -1,28 +1,43 @@
-import type { Credential, Engine } from '../engine/index.js';
-import type { ValidatedInput } from './validation.js';
+import type {
+  ApiOperationId,
+  ControlOperationId,
+  OperationBody,
+  OperationHeaders,
+  OperationId,
+  OperationPathParams,
+  OperationQuery,
+} from '@leasehold/protocol';
+import type { ServerControl } from '../control/server-control.js';
+import type { Credential } from '../engine/index.js';
+import type { MaybePromise, Operations, Store } from '../store/index.js';
+import type { HandlerResult } from './answer.js';
 
-/** What a handler gets: the engine, the authenticated caller and the validated inputs. */
-export interface HandlerContext {
-  engine: Engine;
-  /** The caller; `undefined` only for the test controls, which take no key. */
-  credential: Credential | undefined;
-  input: ValidatedInput;
+/** An operation's validated inputs, typed from the spec by its operationId (openapi-fetch's way). */
+export interface OperationInput<Id extends OperationId> {
+  readonly path: OperationPathParams<Id>;
+  readonly query: OperationQuery<Id>;
+  readonly headers: OperationHeaders<Id>;
+  readonly body: OperationBody<Id>;
+}
+
+/** What an API handler gets besides the store's operations: the caller and the typed inputs. */
+export interface HandlerContext<Id extends ApiOperationId> {
+  /** The authenticated caller. */
+  readonly credential: Credential;
+  /** Path, query, headers and body, validated and typed by the operation. */
+  readonly input: OperationInput<Id>;
   /** The `Leasehold-Session` request header, when sent. */
-  session: string | undefined;
+  readonly session: string | undefined;
 }
 
-/** What a handler answers; the pipeline adds `Request-Id`, `Date` and the JSON encoding. */
-export interface HandlerResult {
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
+/** One API operation: runs inside the store's unit of work over `ops`. */
+export type ApiHandler<Id extends ApiOperationId> = (ops: Operations, context: HandlerContext<Id>) => MaybePromise<HandlerResult>;
 
-/** One operation's implementation, synchronous because the engine is. */
-export type Handler = (context: HandlerContext) => HandlerResult;
+/** A handler for every API operation of the spec: a missing or misspelled one fails to compile. */
+export type ApiHandlers = { readonly [Id in ApiOperationId]: ApiHandler<Id> };
 
-/** The credential of a context, for handlers of authenticated operations. */
-export function callerOf(context: HandlerContext): Credential {
-  if (!context.credential) throw new Error('handler of an authenticated operation ran without a credential');
-  return context.credential;
-}
+/** One `/_control` operation, over the server's levers. */
+export type ControlHandler<Id extends ControlOperationId> = (control: ServerControl<Store>, input: OperationInput<Id>) => MaybePromise<HandlerResult>;
+
+/** A handler for every test-control operation of the spec. */
+export type ControlHandlers = { readonly [Id in ControlOperationId]: ControlHandler<Id> };

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLeaseholdServer, type LeaseholdServerOptions } from '../leasehold-server.js';
-import type { NodeListener } from '../adapters/node-http.js';
+import { listen, type NodeListener } from '../adapters/node-http/listen.js';
 
 const SPACE = '6f1c2b9e-8d4a-4c1e-9b7a-3e2f1d0c9b8a';
 const RUN = '0b7e4c6a-1f2d-4e3b-8a9c-5d6e7f8a9b0c';
@@ -14,7 +14,7 @@ afterEach(async () => {
 
 async function start(options: LeaseholdServerOptions = {}) {
   const server = createLeaseholdServer({ clock: 'manual', startTime: T0, control: true, ...options });
-  const listener = await server.listen({ port: 0 });
+  const listener = await listen(server, { port: 0 });
   listeners.push(listener);
   return { server, listener };
 }

@@ -28,7 +28,7 @@ export { MemoryStore } from './memory/memory-store.js';
 export { SqlStore, type SqlStoreOptions } from './sql/sql-store.js';
 export type { SqlConnection, SqlDriver, SqlResult, SqlSession } from './sql/driver.js';
 export { createPgDriver, type PgDriverOptions } from './sql/drivers/pg-driver.js';
-export { createPgliteDriver, type PgliteDriverOptions } from './sql/drivers/pglite-driver.js';
+export { createPgliteDriver, openPglite, type PgliteDriverOptions } from './sql/drivers/pglite-driver.js';
 /** Migrations. */
 export { knownMigrations, migrate, type MigrationReport } from './sql/migrate.js';
 /** Opening a store from a `--store` value. */

@@ -22,6 +22,8 @@ export interface OpenStoreOptions extends Omit<PgDriverOptions, 'url'> {
   random?: RandomSource;
   /** SQL stores: ms between background sweeps (default 1000; 0: none). */
   sweepIntervalMs?: number;
+  /** SQL stores: how long a key's standing may answer authentication without a statement, ms (default 1000; 0: never). */
+  credentialCacheMs?: number;
 }
 
 /** What a `--store` value names. */
@@ -98,6 +100,7 @@ export async function openStore(value: string, options: OpenStoreOptions = {}): 
       keys: options.keys ?? DEFAULT_KEYS,
       random: options.random,
       sweepIntervalMs: options.sweepIntervalMs,
+      credentialCacheMs: options.credentialCacheMs,
     });
   } catch (error) {
     await driver.close().catch(() => {});

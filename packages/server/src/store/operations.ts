@@ -25,7 +25,7 @@ export type ClaimOperations = MaybeAsync<Pick<SpaceClaims, 'acquire' | 'get' | '
 
 /** Task operations: the engine's `Tasks` surface. */
 export type TaskOperations = MaybeAsync<
-  Pick<Tasks, 'create' | 'get' | 'update' | 'addNote' | 'claim' | 'renew' | 'release' | 'complete'>
+  Pick<Tasks, 'create' | 'list' | 'get' | 'update' | 'addNote' | 'claim' | 'renew' | 'release' | 'complete'>
 >;
 
 /** Spool operations: the engine's `Spools` surface. */
@@ -118,7 +118,17 @@ export type StoreKind = 'memory' | 'postgres' | 'pglite';
  * thrown by `run` rolls back the operation's writes (never the idempotency verdict) before it
  * is encoded. `execute` itself throws only `EngineError` for the idempotency verdicts,
  * `StoreUnavailableError` when the database is unreachable (answer 503 with `Retry-After`; the
- * unit did not commit), and whatever `encode` throws (nothing is committed then).
+ * unit did not commit), and whatever `encode` throws (nothing is committed then — except after
+ * a one-statement operation, below).
+ *
+ * `run` must do nothing but call `ops` (and compute from their answers), and `encode` must be a
+ * pure function of its outcome: the SQL store may start `run` before the idempotency verdict is
+ * known — the verdict travels with the operation's first statement, and a replayed unit's
+ * `run` is stopped there — and a one-statement operation (a space-claim renew: the record's
+ * check, the write and the record in one statement, one round trip) commits with that
+ * statement and replays by encoding the stored result again. For such an operation an `encode`
+ * that throws leaves the write committed, as the memory store does, and forgets the record so a
+ * retry runs again; an operation that sends no statement (refused by validation) costs none.
  *
  * Every method answers a `MaybePromise`: the memory store answers synchronously (no promise, no
  * microtask), so the pipeline's synchronous fast path stays possible. Encoded answers must be

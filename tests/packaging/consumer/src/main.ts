@@ -3,7 +3,7 @@
 // `@leasehold/server` on a random port, and through `@leasehold/msw/dispatcher` with no socket.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createLeaseholdServer, openapiDocument, type LeaseholdServer } from '@leasehold/server';
+import { createLeaseholdServer, listen, openapiDocument, type LeaseholdServer } from '@leasehold/server';
 import { LeaseholdDispatcher } from '@leasehold/msw/dispatcher';
 import { runWorker, type WorkerReport } from './worker.js';
 
@@ -13,7 +13,7 @@ if (!cliUrl) throw new Error('usage: node main.js <leasehold-server URL>');
 const viaCli: WorkerReport = await runWorker({ baseUrl: cliUrl });
 
 const server: LeaseholdServer = createLeaseholdServer();
-const listener = await server.listen({ port: 0, host: '127.0.0.1' });
+const listener = await listen(server, { port: 0, host: '127.0.0.1' });
 let inProcess: WorkerReport;
 try {
   inProcess = await runWorker({ baseUrl: listener.url });

@@ -1,5 +1,4 @@
 import type { LeaseholdError } from '../errors/leasehold-error.js';
-import type { HttpMethod } from './request-options.js';
 
 /** What a call is, for telemetry: its API operation and, for lease calls, the lease it touches. */
 export interface OperationLabel {
@@ -15,7 +14,8 @@ export interface OperationLabel {
 
 /** One API call as a tracer sees it when it starts. */
 export interface TracedCall {
-  method: HttpMethod;
+  /** The HTTP method (upper case). */
+  method: string;
   /** The full URL (query included). */
   url: string;
   /** The API path under the base URL. */

@@ -1,84 +1,48 @@
-import type { components } from '@leasehold/protocol';
-import { callerOf, type Handler } from '../handler.js';
-
-type Schemas = components['schemas'];
+import type { ApiHandlers } from '../handler.js';
+import { mapMaybe } from '../maybe.js';
 
 /** Handlers of the space-claim operations and the batch heartbeat. */
-export const claimHandlers: Record<string, Handler> = {
-  heartbeatClaims: (ctx) => {
-    const body = ctx.input.body as Schemas['HeartbeatRequest'];
-    return {
-      status: 200,
-      body: ctx.engine.heartbeat({
-        credential: callerOf(ctx),
+export const claimHandlers = {
+  heartbeatClaims: (ops, { credential, input: { body } }) =>
+    mapMaybe(
+      ops.heartbeat({
+        credential,
         ttl: body.ttl,
         claimId: body.claimId,
         claimIds: body.claimIds,
         holderSession: body.holderSession,
         details: body.details,
       }),
-    };
-  },
+      (answer) => ({ status: 200, body: answer }),
+    ),
 
-  listSpaceClaims: (ctx) => {
-    const query = ctx.input.query as { prefix?: string; limit?: number; cursor?: string };
-    const spaceId = ctx.input.path.spaceId as string;
-    return { status: 200, body: ctx.engine.claims.list({ credential: callerOf(ctx), spaceId, ...query }) };
-  },
+  listSpaceClaims: (ops, { credential, input: { path, query } }) =>
+    mapMaybe(ops.claims.list({ credential, spaceId: path.spaceId, ...query }), (list) => ({ status: 200, body: list })),
 
-  acquireSpaceClaim: (ctx) => {
-    const body = ctx.input.body as Schemas['AcquireClaimRequest'];
-    const claim = ctx.engine.claims.acquire({
-      credential: callerOf(ctx),
-      spaceId: ctx.input.path.spaceId as string,
-      ...body,
-    });
-    return { status: claim.status === 'queued' ? 202 : 201, body: claim };
-  },
+  acquireSpaceClaim: (ops, { credential, input: { path, body } }) =>
+    mapMaybe(ops.claims.acquire({ credential, spaceId: path.spaceId, ...body }), (claim) => ({
+      status: claim.status === 'queued' ? 202 : 201,
+      body: claim,
+    })),
 
-  getSpaceClaim: (ctx) => ({
-    status: 200,
-    body: ctx.engine.claims.get({
-      credential: callerOf(ctx),
-      spaceId: ctx.input.path.spaceId as string,
-      key: ctx.input.path.key as string,
-    }),
-  }),
+  getSpaceClaim: (ops, { credential, input: { path } }) =>
+    mapMaybe(ops.claims.get({ credential, spaceId: path.spaceId, key: path.key }), (claim) => ({ status: 200, body: claim })),
 
-  renewSpaceClaim: (ctx) => {
-    const body = ctx.input.body as Schemas['RenewClaimRequest'];
-    return {
+  renewSpaceClaim: (ops, { credential, input: { path, body } }) =>
+    mapMaybe(
+      ops.claims.renew({ credential, spaceId: path.spaceId, key: path.key, token: body.token, leaseSeconds: body.leaseSeconds }),
+      (claim) => ({ status: 200, body: claim }),
+    ),
+
+  releaseSpaceClaim: (ops, { credential, input: { path, body } }) =>
+    mapMaybe(
+      ops.claims.release({ credential, spaceId: path.spaceId, key: path.key, token: body.token, observation: body.observation }),
+      (released) => ({ status: 200, body: released }),
+    ),
+
+  cancelScope: (ops, { credential, input: { path } }) =>
+    mapMaybe(ops.claims.cancelScope({ credential, spaceId: path.spaceId, scopeId: path.scopeId }), (cancelled) => ({
       status: 200,
-      body: ctx.engine.claims.renew({
-        credential: callerOf(ctx),
-        spaceId: ctx.input.path.spaceId as string,
-        key: ctx.input.path.key as string,
-        token: body.token,
-        leaseSeconds: body.leaseSeconds,
-      }),
-    };
-  },
-
-  releaseSpaceClaim: (ctx) => {
-    const body = ctx.input.body as Schemas['ReleaseClaimRequest'];
-    return {
-      status: 200,
-      body: ctx.engine.claims.release({
-        credential: callerOf(ctx),
-        spaceId: ctx.input.path.spaceId as string,
-        key: ctx.input.path.key as string,
-        token: body.token,
-        observation: body.observation,
-      }),
-    };
-  },
-
-  cancelScope: (ctx) => ({
-    status: 200,
-    body: ctx.engine.claims.cancelScope({
-      credential: callerOf(ctx),
-      spaceId: ctx.input.path.spaceId as string,
-      scopeId: ctx.input.path.scopeId as string,
-    }),
-  }),
-};
+      body: cancelled,
+    })),
+} satisfies Partial<ApiHandlers>;

@@ -1,72 +1,55 @@
-import type { components } from '@leasehold/protocol';
 import { toUtc } from '../../engine/index.js';
-import { callerOf, type Handler, type HandlerContext } from '../handler.js';
-
-type Schemas = components['schemas'];
-
-function queueOf(ctx: HandlerContext) {
-  return { credential: callerOf(ctx), spool: ctx.input.path.spool as string, queue: ctx.input.path.queue as string };
-}
-
-function leaseOf(ctx: HandlerContext) {
-  return { credential: callerOf(ctx), spool: ctx.input.path.spool as string, lease: ctx.input.headers['Spooler-Lease'] as string };
-}
+import type { ApiHandlers, HandlerContext } from '../handler.js';
+import { mapMaybe } from '../maybe.js';
 
 /** `Spooler-Lease-Expires-At` and `Spooler-Lease-Timeout`, both absent for a lease that never expires. */
 function expiryHeaders(expiresAt: number | null, leaseSeconds: number | null): Record<string, string> {
   if (expiresAt === null || leaseSeconds === null) return {};
-  return {
-    'Spooler-Lease-Expires-At': toUtc(expiresAt),
-    'Spooler-Lease-Timeout': String(leaseSeconds),
-  };
+  return { 'Spooler-Lease-Expires-At': toUtc(expiresAt), 'Spooler-Lease-Timeout': String(leaseSeconds) };
 }
 
+/** The lease a settle names: the caller, the spool and the `Spooler-Lease` header. */
+function leaseOf(ctx: HandlerContext<'renewSpoolLease' | 'ackMessage' | 'nackMessage'>) {
+  return { credential: ctx.credential, spool: ctx.input.path.spool, lease: ctx.input.headers['Spooler-Lease'] };
+}
+
+const NO_CONTENT = { status: 204 } as const;
+
 /** Handlers of the spool operations. */
-export const spoolHandlers: Record<string, Handler> = {
-  createSpool: (ctx) => {
-    const body = ctx.input.body as Schemas['CreateSpoolRequest'];
-    return { status: 201, body: ctx.engine.spools.createSpool({ credential: callerOf(ctx), name: body.name }) };
-  },
+export const spoolHandlers = {
+  createSpool: (ops, { credential, input: { body } }) =>
+    mapMaybe(ops.spools.createSpool({ credential, name: body.name }), (spool) => ({ status: 201, body: spool })),
 
-  putQueue: (ctx) => {
-    const body = ctx.input.body as Schemas['PutQueueRequest'];
-    const { queue, created } = ctx.engine.spools.putQueue({ ...queueOf(ctx), leaseTimeoutSeconds: body.leaseTimeoutSeconds });
-    return { status: created ? 201 : 200, body: queue };
-  },
+  putQueue: (ops, { credential, input: { path, body } }) =>
+    mapMaybe(
+      ops.spools.putQueue({ credential, spool: path.spool, queue: path.queue, leaseTimeoutSeconds: body.leaseTimeoutSeconds }),
+      ({ queue, created }) => ({ status: created ? 201 : 200, body: queue }),
+    ),
 
-  sendMessage: (ctx) => {
-    const body = ctx.input.body as Schemas['SendMessageRequest'];
-    return { status: 201, body: ctx.engine.spools.send({ ...queueOf(ctx), body: body.body, delaySeconds: body.delaySeconds }) };
-  },
+  sendMessage: (ops, { credential, input: { path, body } }) =>
+    mapMaybe(
+      ops.spools.send({ credential, spool: path.spool, queue: path.queue, body: body.body, delaySeconds: body.delaySeconds }),
+      (message) => ({ status: 201, body: message }),
+    ),
 
-  receiveMessage: (ctx) => {
-    const received = ctx.engine.spools.receive({ ...queueOf(ctx), holderSession: ctx.session });
-    if (!received) return { status: 204 };
-    return {
-      status: 200,
-      body: received.message,
-      headers: { 'Spooler-Lease': received.lease, ...expiryHeaders(received.expiresAt, received.leaseSeconds) },
-    };
-  },
+  receiveMessage: (ops, { credential, session, input: { path } }) =>
+    mapMaybe(ops.spools.receive({ credential, spool: path.spool, queue: path.queue, holderSession: session }), (received) =>
+      received ?
+        {
+          status: 200,
+          body: received.message,
+          headers: { 'Spooler-Lease': received.lease, ...expiryHeaders(received.expiresAt, received.leaseSeconds) },
+        }
+      : NO_CONTENT,
+    ),
 
-  renewSpoolLease: (ctx) => {
-    const state = ctx.engine.spools.renew(leaseOf(ctx));
-    return { status: 204, headers: expiryHeaders(state.expiresAt, state.leaseSeconds) };
-  },
+  renewSpoolLease: (ops, ctx) =>
+    mapMaybe(ops.spools.renew(leaseOf(ctx)), (state) => ({ status: 204, headers: expiryHeaders(state.expiresAt, state.leaseSeconds) })),
 
-  ackMessage: (ctx) => {
-    ctx.engine.spools.ack(leaseOf(ctx));
-    return { status: 204 };
-  },
+  ackMessage: (ops, ctx) => mapMaybe(ops.spools.ack(leaseOf(ctx)), () => NO_CONTENT),
 
-  nackMessage: (ctx) => {
-    const body = (ctx.input.body ?? {}) as Schemas['NackMessageRequest'];
-    ctx.engine.spools.nack({ ...leaseOf(ctx), delaySeconds: body.delaySeconds });
-    return { status: 204 };
-  },
+  nackMessage: (ops, ctx) => mapMaybe(ops.spools.nack({ ...leaseOf(ctx), delaySeconds: ctx.input.body?.delaySeconds }), () => NO_CONTENT),
 
-  discardMessage: (ctx) => {
-    ctx.engine.spools.discard({ credential: callerOf(ctx), spool: ctx.input.path.spool as string, handle: ctx.input.path.handle as string });
-    return { status: 204 };
-  },
-};
+  discardMessage: (ops, { credential, input: { path } }) =>
+    mapMaybe(ops.spools.discard({ credential, spool: path.spool, handle: path.handle }), () => NO_CONTENT),
+} satisfies Partial<ApiHandlers>;

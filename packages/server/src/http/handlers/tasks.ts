@@ -1,70 +1,49 @@
-import type { components } from '@leasehold/protocol';
-import { callerOf, type Handler, type HandlerContext } from '../handler.js';
+import type { ApiHandlers, HandlerContext } from '../handler.js';
+import { mapMaybe } from '../maybe.js';
 
-type Schemas = components['schemas'];
-
-function target(ctx: HandlerContext) {
-  return {
-    credential: callerOf(ctx),
-    taskId: ctx.input.path.taskId as number,
-    ifMatch: ctx.input.headers['If-Match'] as string | undefined,
-  };
+/** The task writes' target: the caller, the task and its `If-Match`. */
+function target(ctx: HandlerContext<'updateTask' | 'addTaskNote' | 'claimTask' | 'renewTaskClaim' | 'releaseTaskClaim' | 'completeTask'>) {
+  return { credential: ctx.credential, taskId: ctx.input.path.taskId, ifMatch: ctx.input.headers['If-Match'] };
 }
 
-function guarded(ctx: HandlerContext) {
-  return { ...target(ctx), claimToken: ctx.input.headers['X-Task-Claim'] as string | undefined };
+/** A protected write's target: also the `X-Task-Claim` token. */
+function guarded(ctx: HandlerContext<'updateTask' | 'addTaskNote' | 'completeTask'>) {
+  return { ...target(ctx), claimToken: ctx.input.headers['X-Task-Claim'] };
+}
+
+/** An answer with the task's current ETag. */
+function tagged<T>(status: number, body: T, etag: string) {
+  return { status, body, headers: { ETag: etag } };
 }
 
 /** Handlers of the task operations; every answer carries the task's current ETag. */
-export const taskHandlers: Record<string, Handler> = {
-  createTask: (ctx) => {
-    const body = ctx.input.body as Schemas['CreateTaskRequest'];
-    const { task, etag } = ctx.engine.tasks.create({ credential: callerOf(ctx), ...body });
-    return { status: 201, body: task, headers: { ETag: etag } };
-  },
+export const taskHandlers = {
+  createTask: (ops, { credential, input: { body } }) =>
+    mapMaybe(ops.tasks.create({ credential, ...body }), ({ task, etag }) => tagged(201, task, etag)),
 
-  listTasks: (ctx) => {
-    const query = ctx.input.query as { status?: Schemas['TaskStatus']; limit?: number; cursor?: string };
-    return { status: 200, body: ctx.engine.tasks.list({ credential: callerOf(ctx), ...query }) };
-  },
+  listTasks: (ops, { credential, input: { query } }) => mapMaybe(ops.tasks.list({ credential, ...query }), (list) => ({ status: 200, body: list })),
 
-  getTask: (ctx) => {
-    const { task, etag } = ctx.engine.tasks.get({ credential: callerOf(ctx), taskId: ctx.input.path.taskId as number });
-    return { status: 200, body: task, headers: { ETag: etag } };
-  },
+  getTask: (ops, { credential, input: { path } }) =>
+    mapMaybe(ops.tasks.get({ credential, taskId: path.taskId }), ({ task, etag }) => tagged(200, task, etag)),
 
-  updateTask: (ctx) => {
-    const changes = ctx.input.body as Schemas['UpdateTaskRequest'];
-    const { task, etag } = ctx.engine.tasks.update({ ...guarded(ctx), changes });
-    return { status: 200, body: task, headers: { ETag: etag } };
-  },
+  updateTask: (ops, ctx) => mapMaybe(ops.tasks.update({ ...guarded(ctx), changes: ctx.input.body }), ({ task, etag }) => tagged(200, task, etag)),
 
-  addTaskNote: (ctx) => {
-    const body = ctx.input.body as Schemas['AddTaskNoteRequest'];
-    const { task, etag } = ctx.engine.tasks.addNote({ ...guarded(ctx), text: body.text });
-    return { status: 201, body: task.notes[task.notes.length - 1], headers: { ETag: etag } };
-  },
+  addTaskNote: (ops, ctx) =>
+    mapMaybe(ops.tasks.addNote({ ...guarded(ctx), text: ctx.input.body.text }), ({ task, etag }) =>
+      tagged(201, task.notes[task.notes.length - 1], etag),
+    ),
 
-  claimTask: (ctx) => {
-    const { claim, etag } = ctx.engine.tasks.claim({ ...target(ctx), holderSession: ctx.session });
-    return { status: 200, body: claim, headers: { ETag: etag } };
-  },
+  claimTask: (ops, ctx) =>
+    mapMaybe(ops.tasks.claim({ ...target(ctx), holderSession: ctx.session }), ({ claim, etag }) => tagged(200, claim, etag)),
 
-  renewTaskClaim: (ctx) => {
-    const body = ctx.input.body as Schemas['TaskClaimTokenRequest'];
-    const { claim, etag } = ctx.engine.tasks.renew({ ...target(ctx), token: body.token });
-    return { status: 200, body: claim, headers: { ETag: etag } };
-  },
+  renewTaskClaim: (ops, ctx) =>
+    mapMaybe(ops.tasks.renew({ ...target(ctx), token: ctx.input.body.token }), ({ claim, etag }) => tagged(200, claim, etag)),
 
-  releaseTaskClaim: (ctx) => {
-    const body = ctx.input.body as Schemas['TaskClaimTokenRequest'];
-    const { release, etag } = ctx.engine.tasks.release({ ...target(ctx), token: body.token });
-    return { status: 200, body: release, headers: { ETag: etag } };
-  },
+  releaseTaskClaim: (ops, ctx) =>
+    mapMaybe(ops.tasks.release({ ...target(ctx), token: ctx.input.body.token }), ({ release, etag }) => tagged(200, release, etag)),
 
-  completeTask: (ctx) => {
-    const body = (ctx.input.body ?? {}) as Schemas['CompleteTaskRequest'];
-    const { task, etag } = ctx.engine.tasks.complete({ ...guarded(ctx), result: body.result, note: body.note });
-    return { status: 200, body: task, headers: { ETag: etag } };
-  },
-};
+  completeTask: (ops, ctx) =>
+    mapMaybe(ops.tasks.complete({ ...guarded(ctx), result: ctx.input.body?.result, note: ctx.input.body?.note }), ({ task, etag }) =>
+      tagged(200, task, etag),
+    ),
+} satisfies Partial<ApiHandlers>;

@@ -9,7 +9,8 @@ import {
   type Permission,
   type RateDecision,
 } from '../../engine/index.js';
-import { apiKeyOf, standingRefusal, unknownKey } from '../../engine/credentials.js';
+import { standingRefusal } from '../../engine/credentials.js';
+import type { KeyStanding } from './credential-cache.js';
 import type { SqlDriver, SqlSession } from './driver.js';
 import { digest, one } from './sql-support.js';
 
@@ -73,20 +74,23 @@ async function ensureAccount(tx: SqlSession, accountId: string): Promise<void> {
   if (rows.length > 0) await tx.query(`CREATE SEQUENCE ${sequence} AS bigint MINVALUE 1`);
 }
 
-/** Authenticate a raw `Authorization` header against the keys table (one statement). */
-export async function authenticate(driver: SqlDriver, header: string | null | undefined): Promise<AuthResult> {
-  const apiKey = apiKeyOf(header);
-  if (typeof apiKey !== 'string') return apiKey;
-  const { rows } = await driver.query<KeyRow>(
+/** A key's standing as read now, with the database's time and clock mode at the read. */
+export interface KeyRead extends KeyStanding {
+  readonly now: number;
+  readonly manual: boolean;
+}
+
+/** Read a key by its digest (one statement); `undefined` for an unknown key. */
+export async function readKey(driver: SqlDriver, keyHash: Buffer): Promise<KeyRead | undefined> {
+  const { rows } = await driver.query<KeyRow & { manual: boolean }>(
     `SELECT k.credential_id, k.account_id, k.permissions, k.spaces, k.blocked, k.expired, k.expires_at, k.rate_limit_per_second,
-            a.suspended, leasehold.now_ms() AS now
-       FROM leasehold.api_keys k JOIN leasehold.accounts a USING (account_id) WHERE k.key_hash = $1`,
-    [digest(apiKey)],
+            a.suspended, leasehold.now_ms() AS now, c.manual
+       FROM leasehold.api_keys k JOIN leasehold.accounts a USING (account_id) CROSS JOIN leasehold.clock c
+      WHERE k.key_hash = $1`,
+    [keyHash],
   );
   const row = rows[0];
-  if (row === undefined) return unknownKey();
-  const refused = standingRefusal({ expired: row.expired, expiresAt: row.expires_at, blocked: row.blocked }, row.suspended, row.now);
-  if (refused !== undefined) return refused;
+  if (row === undefined) return undefined;
   const credential: Credential = Object.freeze({
     credentialId: row.credential_id,
     accountId: row.account_id,
@@ -94,7 +98,20 @@ export async function authenticate(driver: SqlDriver, header: string | null | un
     spaces: row.spaces === null ? '*' : new Set(row.spaces),
     rateLimitPerSecond: row.rate_limit_per_second,
   });
-  return { ok: true, credential };
+  return {
+    credential,
+    blocked: row.blocked,
+    expired: row.expired,
+    expiresAt: row.expires_at,
+    suspended: row.suspended,
+    now: row.now,
+    manual: row.manual,
+  };
+}
+
+/** The answer for a key's standing at `now` (store time): refused (401/402/403) or granted. */
+export function judgeKey(standing: KeyStanding, now: number): AuthResult {
+  return standingRefusal(standing, standing.suspended, now) ?? { ok: true, credential: standing.credential };
 }
 
 const ALLOWED: RateDecision = Object.freeze({ allowed: true });

@@ -12,6 +12,26 @@ export interface SqlSession {
   query<T = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<SqlResult<T>>;
 }
 
+/** An open transaction on one connection: statements, then `commit` or `rollback` (exactly one). */
+export interface SqlTransaction extends SqlSession {
+  /**
+   * Commit and give the connection back. `script` (statements without parameters) is sent
+   * first in the same message, so it costs no round trip of its own. On failure the
+   * transaction is rolled back, the connection released (destroyed when broken), and the
+   * error thrown.
+   */
+  commit(script?: string): Promise<void>;
+  /** Roll back and give the connection back; never throws; a no-op after `commit`. */
+  rollback(): Promise<void>;
+}
+
+/** A transaction just begun, with the results of the script sent along with BEGIN. */
+export interface BegunTransaction {
+  readonly tx: SqlTransaction;
+  /** One result per statement of the script (none without one). */
+  readonly results: SqlResult<Record<string, unknown>>[];
+}
+
 /** A dedicated connection (the migrator holds one across its transaction). */
 export interface SqlConnection extends SqlSession {
   /** Give the connection back. */
@@ -21,7 +41,8 @@ export interface SqlConnection extends SqlSession {
 /**
  * The tiny driver interface the SQL store is written against: PostgreSQL through `pg`, or PGlite
  * in process. `query` runs one autocommit statement on any connection; `transaction` runs `fn`
- * inside BEGIN … COMMIT on one connection (ROLLBACK when `fn` throws). Values cross as: `bigint`
+ * inside BEGIN … COMMIT on one connection (ROLLBACK when `fn` throws); `begin` opens one
+ * without a callback (a unit of work that decides late whether it needs one). Values cross as: `bigint`
  * → `number`, `bytea` ↔ `Uint8Array`, `text[]` ↔ `string[]`, JSON kept as `text` by the store.
  * Driver errors surface raw; `classifyFailure` maps them.
  */
@@ -30,8 +51,27 @@ export interface SqlDriver extends SqlSession {
   readonly kind: 'postgres' | 'pglite';
   /** Run `fn` in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: SqlSession) => Promise<T>): Promise<T>;
+  /**
+   * Begin a transaction on one connection; `script` (statements without parameters) is sent
+   * in the same message as BEGIN, so the transaction and its first statements cost one round trip.
+   */
+  begin(script?: string): Promise<BegunTransaction>;
   /** A dedicated connection, for the migrator. */
   connect(): Promise<SqlConnection>;
   /** Close every connection. */
   close(): Promise<void>;
+}
+
+/** `transaction(fn)` over `begin()`: commit when `fn` resolves, roll back when it throws. */
+export async function inTransaction<T>(driver: Pick<SqlDriver, 'begin'>, fn: (tx: SqlSession) => Promise<T>): Promise<T> {
+  const { tx } = await driver.begin();
+  let value: T;
+  try {
+    value = await fn(tx);
+  } catch (error) {
+    await tx.rollback();
+    throw error;
+  }
+  await tx.commit();
+  return value;
 }

@@ -22,6 +22,91 @@ interface AckRow {
 }
 
 /**
+ * The heartbeat's second statement: settle the keys of the caller's space leases where
+ * something fell due (the holder or a waiter; FIFO hand-over), each checked by index probes
+ * (the key's holder, `leases_waiting`) so the plan stays linear whatever the statistics say. `$1` credential, `$2` now, `$3` holder session or null,
+ * `$4` claim ids or null.
+ */
+export const HEARTBEAT_SETTLE_SQL = `SELECT count(leasehold.settle_key(key_id, $2)) FROM (
+     SELECT DISTINCT l.key_id FROM leasehold.leases l
+      WHERE l.credential_id = $1 AND l.kind = 'space' AND l.status IN ('held', 'queued')
+        AND ($3::text IS NULL OR l.holder_session = $3) AND ($4::text[] IS NULL OR l.claim_id = ANY($4))
+        AND (EXISTS (SELECT 1 FROM leasehold.space_keys k JOIN leasehold.leases h ON h.lease_id = k.holder_lease
+                      WHERE k.key_id = l.key_id AND h.status = 'held' AND h.expires_at <= $2)
+             OR EXISTS (SELECT 1 FROM leasehold.leases w
+                         WHERE w.key_id = l.key_id AND w.kind = 'space' AND w.status = 'queued' AND w.expires_at <= $2))
+      ORDER BY l.key_id) due`;
+
+/**
+ * The heartbeat's third statement: renew every live lease of the working set by its kind's
+ * rule, report unreported losses once, copy spool expiries onto their messages; answers one row
+ * per lease. Parameters: `heartbeatRenewParams`.
+ */
+export const HEARTBEAT_RENEW_SQL = `WITH mine AS (
+     SELECT l.lease_id FROM leasehold.leases l
+      WHERE l.credential_id = $1
+        AND (l.status IN ('held', 'queued') OR (l.status = 'lost' AND (NOT l.reported OR $5)))
+        AND coalesce(CASE WHEN l.status IN ('held', 'queued') THEN l.expires_at ELSE l.ended_at END + ${TOMBSTONE_MS} > $2, true)
+        AND ($3::text IS NULL OR l.holder_session = $3) AND ($4::text[] IS NULL OR l.claim_id = ANY($4))
+      ORDER BY l.lease_id FOR UPDATE
+   ), touched AS (
+     UPDATE leasehold.leases l SET
+       expires_at = CASE
+         WHEN l.kind = 'space' THEN greatest(l.expires_at, $6::bigint)
+         WHEN l.kind = 'task' THEN $2::bigint + ${TASK_LEASE_SECONDS * 1000}
+         ELSE $2::bigint + (SELECT q.lease_timeout_seconds FROM leasehold.messages m JOIN leasehold.queues q ON q.queue_id = m.queue_id
+                             WHERE m.message_id = l.message_id)::bigint * 1000 END,
+       lease_seconds = CASE
+         WHEN l.kind = 'space' AND l.status = 'held' AND $6::bigint >= l.expires_at THEN $7::int
+         WHEN l.kind = 'spool' THEN (SELECT q.lease_timeout_seconds FROM leasehold.messages m JOIN leasehold.queues q ON q.queue_id = m.queue_id
+                                     WHERE m.message_id = l.message_id)
+         ELSE l.lease_seconds END,
+       details = CASE WHEN $8 THEN $9::text ELSE l.details END
+       FROM mine
+      WHERE l.lease_id = mine.lease_id AND l.status IN ('held', 'queued') AND (l.expires_at IS NULL OR l.expires_at > $2)
+     RETURNING l.lease_id, l.claim_id, l.kind, l.status, l.expires_at, l.key_id, l.message_id
+   ), lost AS (
+     UPDATE leasehold.leases l SET
+       reported = true,
+       status = 'lost',
+       lost_reason = CASE WHEN l.status = 'queued' THEN 'lapsed' WHEN l.status = 'held' THEN 'expired' ELSE l.lost_reason END,
+       ended_at = CASE WHEN l.status IN ('held', 'queued') THEN l.expires_at ELSE l.ended_at END
+       FROM mine
+      WHERE l.lease_id = mine.lease_id
+        AND NOT (l.status IN ('held', 'queued') AND (l.expires_at IS NULL OR l.expires_at > $2))
+     RETURNING l.lease_id, l.claim_id
+   ), synced AS (
+     UPDATE leasehold.messages m SET lease_expires_at = t.expires_at
+       FROM touched t WHERE t.kind = 'spool' AND m.message_id = t.message_id AND m.lease_id = t.lease_id
+   )
+   SELECT t.lease_id, t.claim_id, t.status, t.kind, t.expires_at,
+          CASE WHEN t.kind = 'space' THEN (SELECT count(*)::int FROM leasehold.leases q
+            WHERE q.key_id = t.key_id AND q.kind = 'space' AND q.status = 'queued' AND q.expires_at > $2) END AS queue_depth,
+          CASE WHEN t.kind = 'space' AND t.status = 'queued' THEN (SELECT count(*)::int FROM leasehold.leases q
+            WHERE q.key_id = t.key_id AND q.kind = 'space' AND q.status = 'queued' AND q.expires_at > $2
+              AND q.lease_id <= t.lease_id) END AS position
+     FROM touched t
+   UNION ALL
+   SELECT lease_id, claim_id, 'lost', NULL, NULL, NULL, NULL FROM lost
+   ORDER BY lease_id`;
+
+/** The parameters of `HEARTBEAT_RENEW_SQL`. */
+export function heartbeatRenewParams(p: {
+  credentialId: string;
+  now: number;
+  session: string | null;
+  claimIds: string[] | null;
+  /** A named form (one `claimId` or `claimIds`): losses already reported are reported again. */
+  single: boolean;
+  seconds: number;
+  details: unknown;
+}): unknown[] {
+  const spaceExpiry = Math.round(p.now + p.seconds * 1000);
+  return [p.credentialId, p.now, p.session, p.claimIds, p.single, spaceExpiry, Math.round(p.seconds),
+    p.details !== undefined, p.details === undefined || p.details === null ? null : JSON.stringify(p.details)];
+}
+
+/**
  * The batch heartbeat in a constant number of statements, whatever the number of leases: the
  * clock; one that settles the keys of the caller's space leases where something fell due (FIFO
  * hand-over); one that renews every live lease of the working set by its kind's rule (held space
@@ -37,6 +122,7 @@ export function sqlHeartbeat(unit: UnitContext): Operations['heartbeat'] {
     const session = request.holderSession ?? null;
     const now = await clockNow(tx);
     const single = request.claimId !== undefined;
+    if (request.claimIds !== undefined && single) throw new EngineError('invalid_request', 'Send claimId or claimIds, not both.', 'claimIds');
     if (single) {
       const { rows } = await tx.query<{ credential_id: string; status: string; holder_session: string | null; gone: boolean }>(
         `SELECT credential_id, status, holder_session,
@@ -56,75 +142,20 @@ export function sqlHeartbeat(unit: UnitContext): Operations['heartbeat'] {
         throw new EngineError('claim_not_found', 'No lease of this credential has that claimId.', 'claimId');
       }
     }
-    const claimIds = single ? [request.claimId as string] : null;
-    await tx.query(
-      `SELECT count(leasehold.settle_key(key_id, $2)) FROM (
-         SELECT DISTINCT l.key_id FROM leasehold.leases l
-          WHERE l.credential_id = $1 AND l.kind = 'space' AND l.status IN ('held', 'queued')
-            AND ($3::text IS NULL OR l.holder_session = $3) AND ($4::text[] IS NULL OR l.claim_id = ANY($4))
-            AND EXISTS (SELECT 1 FROM leasehold.leases d
-                         WHERE d.key_id = l.key_id AND d.kind = 'space' AND d.status IN ('held', 'queued') AND d.expires_at <= $2)
-          ORDER BY l.key_id) due`,
-      [credentialId, now, session, claimIds],
-    );
+    // The claimIds form: exactly the leases named, each distinct id once, in the order named.
+    const named = request.claimIds === undefined ? undefined : [...new Set(request.claimIds)];
+    const claimIds = single ? [request.claimId as string] : (named ?? null);
+    await tx.query(HEARTBEAT_SETTLE_SQL, [credentialId, now, session, claimIds]);
     const seconds = Math.min(SPACE_LEASE_MAX_SECONDS, Math.max(SPACE_LEASE_MIN_SECONDS, ttl));
-    const spaceExpiry = Math.round(now + seconds * 1000);
     const { rows } = await tx.query<AckRow>(
-      `WITH mine AS (
-         SELECT l.lease_id FROM leasehold.leases l
-          WHERE l.credential_id = $1
-            AND (l.status IN ('held', 'queued') OR (l.status = 'lost' AND (NOT l.reported OR $5)))
-            AND coalesce(CASE WHEN l.status IN ('held', 'queued') THEN l.expires_at ELSE l.ended_at END + ${TOMBSTONE_MS} > $2, true)
-            AND ($3::text IS NULL OR l.holder_session = $3) AND ($4::text[] IS NULL OR l.claim_id = ANY($4))
-          ORDER BY l.lease_id FOR UPDATE
-       ), spool AS (
-         SELECT l.lease_id, q.lease_timeout_seconds AS timeout
-           FROM mine JOIN leasehold.leases l ON l.lease_id = mine.lease_id AND l.kind = 'spool'
-           JOIN leasehold.messages m ON m.message_id = l.message_id
-           JOIN leasehold.queues q ON q.queue_id = m.queue_id
-       ), touched AS (
-         UPDATE leasehold.leases l SET
-           expires_at = CASE
-             WHEN l.kind = 'space' AND l.status = 'held' THEN greatest(l.expires_at, $6::bigint)
-             WHEN l.kind = 'space' THEN $6::bigint
-             WHEN l.kind = 'task' THEN $2::bigint + ${TASK_LEASE_SECONDS * 1000}
-             ELSE $2::bigint + spool.timeout::bigint * 1000 END,
-           lease_seconds = CASE
-             WHEN l.kind = 'space' AND l.status = 'held' AND $6::bigint >= l.expires_at THEN $7::int
-             WHEN l.kind = 'spool' THEN spool.timeout
-             ELSE l.lease_seconds END,
-           details = CASE WHEN $8 THEN $9::text ELSE l.details END
-           FROM mine LEFT JOIN spool ON spool.lease_id = mine.lease_id
-          WHERE l.lease_id = mine.lease_id AND l.status IN ('held', 'queued') AND (l.expires_at IS NULL OR l.expires_at > $2)
-         RETURNING l.lease_id, l.claim_id, l.kind, l.status, l.expires_at, l.key_id, l.message_id
-       ), lost AS (
-         UPDATE leasehold.leases l SET
-           reported = true,
-           status = 'lost',
-           lost_reason = CASE WHEN l.status = 'queued' THEN 'lapsed' WHEN l.status = 'held' THEN 'expired' ELSE l.lost_reason END,
-           ended_at = CASE WHEN l.status IN ('held', 'queued') THEN l.expires_at ELSE l.ended_at END
-           FROM mine
-          WHERE l.lease_id = mine.lease_id
-            AND NOT (l.status IN ('held', 'queued') AND (l.expires_at IS NULL OR l.expires_at > $2))
-         RETURNING l.lease_id, l.claim_id
-       ), synced AS (
-         UPDATE leasehold.messages m SET lease_expires_at = t.expires_at
-           FROM touched t WHERE t.kind = 'spool' AND m.message_id = t.message_id AND m.lease_id = t.lease_id
-       )
-       SELECT t.lease_id, t.claim_id, t.status, t.kind, t.expires_at,
-              CASE WHEN t.kind = 'space' THEN (SELECT count(*)::int FROM leasehold.leases q
-                WHERE q.key_id = t.key_id AND q.kind = 'space' AND q.status = 'queued' AND q.expires_at > $2) END AS queue_depth,
-              CASE WHEN t.kind = 'space' AND t.status = 'queued' THEN (SELECT count(*)::int FROM leasehold.leases q
-                WHERE q.key_id = t.key_id AND q.kind = 'space' AND q.status = 'queued' AND q.expires_at > $2
-                  AND q.lease_id <= t.lease_id) END AS position
-         FROM touched t
-       UNION ALL
-       SELECT lease_id, claim_id, 'lost', NULL, NULL, NULL, NULL FROM lost
-       ORDER BY lease_id`,
-      [credentialId, now, session, claimIds, single, spaceExpiry, Math.round(seconds), details !== undefined,
-        details === undefined || details === null ? null : JSON.stringify(details)],
+      HEARTBEAT_RENEW_SQL,
+      heartbeatRenewParams({ credentialId, now, session, claimIds, single: single || named !== undefined, seconds, details }),
     );
-    const results = rows.map(ackOf);
+    const acks = rows.map(ackOf);
+    // A named id this heartbeat may not touch (unknown, released, another credential's or
+    // session's) is answered lost, like the engine, so a stale id never fails the batch.
+    const byId = new Map(acks.map((ack) => [ack.claimId, ack]));
+    const results = named === undefined ? acks : named.map((claimId): HeartbeatResult => byId.get(claimId) ?? { claimId, status: 'lost' });
     const response: HeartbeatResponse = { object: 'list', results };
     return response;
   };

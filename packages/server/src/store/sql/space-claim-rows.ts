@@ -65,12 +65,6 @@ export function claimFromRow(row: ClaimRow, token?: string): Claim {
   return claim;
 }
 
-/** The stored form of a key's last release (field order as the engine builds it). */
-export function previousReleaseText(claimId: string, holder: string, releasedAt: number, observation: unknown): string {
-  const release: PreviousRelease = { claimId, holder, releasedAt, observation: observation ?? null };
-  return JSON.stringify(release);
-}
-
 /** The release answer of a lease that has a release row (the engine's `releasedView`). */
 export function releasedFromRow(row: {
   claim_id: string;

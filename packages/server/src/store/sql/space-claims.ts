@@ -12,7 +12,7 @@ import { decodeCursor, encodeCursor, requireKey } from '../../engine/space-keys.
 import { requireInt, requireString, requireUuid } from '../../engine/validation.js';
 import type { ClaimOperations } from '../operations.js';
 import type { SqlSession } from './driver.js';
-import { claimFromRow, claimRows, previousReleaseText, releasedFromRow, type ClaimRow } from './space-claim-rows.js';
+import { claimFromRow, claimRows, releasedFromRow, type ClaimRow } from './space-claim-rows.js';
 import { TOMBSTONE_MS, clockNow, digest, jsonText, one, prefixUpperBound, sortKeyOf, type UnitContext } from './sql-support.js';
 
 /**
@@ -31,59 +31,18 @@ export function sqlSpaceClaims(unit: UnitContext): ClaimOperations {
       const leaseSeconds = requireInt(params.leaseSeconds, SPACE_LEASE_MIN_SECONDS, SPACE_LEASE_MAX_SECONDS, 'leaseSeconds', 30);
       const spaceId = visibleSpace(params.credential, params.spaceId);
       const accountId = params.credential.accountId;
-      const head = one(
-        (
-          await tx.query<{ now: number; cancelled: boolean }>(
-            `SELECT c.now, EXISTS (SELECT 1 FROM leasehold.cancelled_scopes s
-                 WHERE s.account_id = $1 AND s.space_id = $2 AND s.scope_id = $3 AND s.forget_at > c.now) AS cancelled
-               FROM (SELECT leasehold.now_ms() AS now) c`,
-            [accountId, spaceId, scopeId],
-          )
-        ).rows,
-      );
-      const now = head.now;
-      if (head.cancelled) throw scopeCancelled();
-      const keyRow = one(
-        (
-          await tx.query<{ key_id: number }>(
-            `INSERT INTO leasehold.space_keys (account_id, space_id, key, sort_key) VALUES ($1, $2, $3, $4)
-             ON CONFLICT (account_id, space_id, key) DO UPDATE SET key = EXCLUDED.key
-             RETURNING key_id`,
-            [accountId, spaceId, key, sortKeyOf(key)],
-          )
-        ).rows,
-      );
-      const holderLease = await settleKey(tx, keyRow.key_id, now);
-      if (holderLease !== null && params.wait !== true) {
-        throw new EngineError('claim_held', 'The key is held by another claimant.', 'key');
-      }
       const claimId = newClaimId(random);
       const token = mintToken('lht_', claimId, random);
-      const granted = holderLease === null;
-      const inserted = one(
-        (
-          await tx.query<{ lease_id: number }>(
-            `WITH lease AS (
-               INSERT INTO leasehold.leases (claim_id, kind, token_hash, account_id, credential_id, holder_session, status,
-                                             fence, expires_at, lease_seconds, acquired_at, key_id, space_id, key, scope_id, holder)
-               SELECT $1, 'space', $2, $3, $4, $5, CASE WHEN $6 THEN 'held' ELSE 'queued' END,
-                      CASE WHEN $6 THEN nextval(a.fence_seq::regclass) END, $7::bigint + $8::bigint * 1000, $8,
-                      CASE WHEN $6 THEN $7::bigint END, $9, $10, $11, $12, $13
-                 FROM leasehold.accounts a WHERE a.account_id = $3
-               RETURNING lease_id
-             ), keyed AS (
-               UPDATE leasehold.space_keys k
-                  SET holder_lease = lease.lease_id, forget_at = NULL,
-                      prev_release = CASE WHEN k.forget_at IS NOT NULL AND k.forget_at <= $7 THEN NULL ELSE k.prev_release END
-                 FROM lease WHERE $6 AND k.key_id = $9
-             )
-             SELECT lease_id FROM lease`,
-            [claimId, digest(token), accountId, params.credential.credentialId, holderSession, granted, now, leaseSeconds,
-              keyRow.key_id, spaceId, key, scopeId, holder],
-          )
-        ).rows,
-      );
-      return claimFromRow(one(await claimRows(tx, [inserted.lease_id], now)), token);
+      // One statement (`acquire_space_claim`); its answer carries the token, so it is never a stored outcome.
+      const row = await unit.single<{ refusal?: 'scope_cancelled' | 'claim_held'; claim?: ClaimRow }>({
+        fn: 'acquire_space_claim',
+        secret: true,
+        args: [accountId, spaceId, key, sortKeyOf(key), scopeId, holder, holderSession, leaseSeconds, params.wait === true, claimId,
+          digest(token), params.credential.credentialId],
+      });
+      if (row?.refusal === 'scope_cancelled') throw scopeCancelled();
+      if (row?.refusal === 'claim_held') throw new EngineError('claim_held', 'The key is held by another claimant.', 'key');
+      return claimFromRow(row?.claim as ClaimRow, token);
     },
 
     async get(params) {
@@ -122,29 +81,11 @@ export function sqlSpaceClaims(unit: UnitContext): ClaimOperations {
       const leaseSeconds = requireInt(params.leaseSeconds, SPACE_LEASE_MIN_SECONDS, SPACE_LEASE_MAX_SECONDS, 'leaseSeconds', 30);
       const target = tokenTarget(params);
       if (target === undefined) throw notHeld();
-      // One statement: extend when the token holds the key now; else the row tells why not.
-      const { rows } = await tx.query<ClaimRow & TokenRow & { now: number; renewed: boolean; new_expires_at: number | null }>(
-        `WITH c AS (SELECT leasehold.now_ms() AS now),
-         u AS (
-           UPDATE leasehold.leases l SET lease_seconds = $3::int, expires_at = c.now + $3::int * 1000::bigint
-             FROM c
-            WHERE l.claim_id = $1 AND l.token_hash = $2 AND l.kind = 'space' AND l.account_id = $4
-              AND l.space_id = $5 AND l.key = $6 AND l.status = 'held' AND l.expires_at > c.now
-           RETURNING l.lease_id, l.expires_at
-         )
-         SELECT l.lease_id, l.claim_id, l.kind, l.account_id, l.space_id, l.key, l.scope_id, l.holder, l.holder_session,
-                l.status, l.lost_reason, l.ended_at, l.fence, $3::int AS lease_seconds, l.expires_at, l.acquired_at, l.details,
-                k.prev_release, c.now, (u.lease_id IS NOT NULL) AS renewed, u.expires_at AS new_expires_at,
-                (SELECT count(*)::int FROM leasehold.leases q
-                  WHERE q.key_id = l.key_id AND q.kind = 'space' AND q.status = 'queued' AND q.expires_at > c.now) AS queue_depth,
-                0 AS position
-           FROM c CROSS JOIN leasehold.leases l
-           LEFT JOIN u ON u.lease_id = l.lease_id
-           LEFT JOIN leasehold.space_keys k ON k.key_id = l.key_id
-          WHERE l.claim_id = $1 AND l.token_hash = $2`,
-        [target.claimId, target.tokenHash, leaseSeconds, params.credential.accountId, target.spaceId, target.key],
-      );
-      const row = rows[0];
+      // One statement (`renew_space_claim`): extend when the token holds the key now; else the row tells why not.
+      const row = await unit.single<ClaimRow & TokenRow & { now: number; renewed: boolean; new_expires_at: number | null }>({
+        fn: 'renew_space_claim',
+        args: [target.claimId, target.tokenHash, leaseSeconds, params.credential.accountId, target.spaceId, target.key],
+      });
       if (row === undefined || !matchesTarget(row, params.credential, target, row.now)) throw notHeld();
       if (row.renewed) return claimFromRow({ ...row, status: 'held', expires_at: row.new_expires_at as number });
       const state = effectiveState(row, row.now);
@@ -156,32 +97,15 @@ export function sqlSpaceClaims(unit: UnitContext): ClaimOperations {
     async release(params) {
       const target = tokenTarget(params);
       if (target === undefined) throw notHeld();
-      const now = await clockNow(tx);
-      const found = await leaseByToken(tx, target, false);
-      if (found === undefined || !matchesTarget(found, params.credential, target, now)) throw notHeld();
-      // The key's lock first (then the lease), as every key operation takes them.
-      const holderLease = await settleKey(tx, found.key_id as number, now);
-      const lease = (await leaseByToken(tx, target, true)) as TokenRow;
-      if (lease.released_at !== null) return releasedFromRow(lease);
-      if (lease.status === 'lost' && lease.lost_reason !== 'scope_cancelled') throw lostError(lease.lost_reason);
-      const wasHolder = holderLease === lease.lease_id;
       const observation = params.observation ?? null;
-      await tx.query(
-        `UPDATE leasehold.leases
-            SET released_at = $2, observation = $3,
-                ended_at = CASE WHEN status IN ('held', 'queued') THEN $2 ELSE ended_at END,
-                status = CASE WHEN status IN ('held', 'queued') THEN 'released' ELSE status END
-          WHERE lease_id = $1`,
-        [lease.lease_id, now, jsonText(observation)],
-      );
-      if (wasHolder) {
-        await tx.query(
-          `UPDATE leasehold.space_keys SET prev_release = $2 WHERE key_id = $1;`,
-          [lease.key_id, previousReleaseText(lease.claim_id, lease.holder, now, observation)],
-        );
-        await tx.query('SELECT leasehold.pass_on($1, $2)', [lease.key_id, now]);
-      }
-      return releasedFromRow({ ...lease, released_at: now, observation: jsonText(observation) });
+      // One statement (`release_space_claim`): settle the key, release, hand the key on.
+      const row = await unit.single<{ result: 'not_held' | 'lost' | 'released'; reason?: string | null; view?: TokenRow }>({
+        fn: 'release_space_claim',
+        args: [target.claimId, target.tokenHash, params.credential.accountId, target.spaceId, target.key, jsonText(observation)],
+      });
+      if (row === undefined || row.result === 'not_held') throw notHeld();
+      if (row.result === 'lost') throw lostError(row.reason ?? null);
+      return releasedFromRow(row.view as TokenRow);
     },
 
     async cancelScope(params) {
@@ -303,16 +227,6 @@ async function keyIdOf(tx: SqlSession, accountId: string, spaceId: string, key: 
     [accountId, spaceId, key],
   );
   return rows[0]?.key_id;
-}
-
-async function leaseByToken(tx: SqlSession, target: TokenTarget, lock: boolean): Promise<TokenRow | undefined> {
-  const { rows } = await tx.query<TokenRow>(
-    `SELECT lease_id, claim_id, kind, account_id, key_id, space_id, key, scope_id, holder, status, lost_reason,
-            expires_at, ended_at, released_at, observation
-       FROM leasehold.leases WHERE claim_id = $1 AND token_hash = $2${lock ? ' FOR UPDATE' : ''}`,
-    [target.claimId, target.tokenHash],
-  );
-  return rows[0];
 }
 
 /** The engine's `#byToken` checks, in its order; `undefined` when the token names no lease. */

@@ -21,6 +21,31 @@ interface MessageRow {
   fence: number | null;
 }
 
+/** What a one-statement spool operation found of its spool and queue. */
+interface QueueRow {
+  result: 'no_spool' | 'no_queue' | 'sent' | 'received' | 'empty';
+}
+
+/** Whether `value` passes `requireIdentName` (the one owner of the rule). */
+function isName(value: unknown, param: string): boolean {
+  try {
+    requireIdentName(value, param);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The engine's refusals for a missing spool or queue. */
+function refuseMissing(row: QueueRow | undefined): void {
+  if (row === undefined || row.result === 'no_spool') throw spoolNotFound();
+  if (row.result === 'no_queue') throw new EngineError('queue_not_found', 'No such queue.', 'queue');
+}
+
+function staleToken(): EngineError {
+  return new EngineError('stale_token', 'The lease no longer settles anything.', 'Spooler-Lease');
+}
+
 const MESSAGE_COLUMNS = `m.message_id, m.public_id, m.handle, m.spool, q.name AS queue, m.body, m.sent_at, m.delivery_count`;
 
 /**
@@ -85,6 +110,24 @@ export function sqlSpools(unit: UnitContext): SpoolOperations {
     return { ...lease, now: spool.now };
   }
 
+  /**
+   * The spool's name for a one-statement operation on one of its queues; a queue name that is not
+   * one is refused after the spool's existence, as the engine orders them (a statement of its own).
+   */
+  async function namedQueue(caller: Caller, spoolName: string, queueName: string): Promise<string> {
+    const spool = requireIdentName(spoolName, 'spool');
+    if (!isName(queueName, 'queue')) await queueOf(caller, spool, queueName);
+    return spool;
+  }
+
+  /** The claim id of a settle's lease, refusing a malformed or unknown lease after the spool, as `liveLease` does. */
+  async function leaseClaimId(params: { credential: Caller; spool: string; lease: string }): Promise<string> {
+    requireIdentName(params.spool, 'spool');
+    const claimId = typeof params.lease === 'string' && LEASE_FORMAT.test(params.lease) ? claimIdOfToken('sl_', params.lease) : undefined;
+    if (claimId === undefined) await liveLease(params);
+    return claimId as string;
+  }
+
   return {
     async createSpool(params) {
       const name = requireIdentName(params.name, 'name');
@@ -135,62 +178,33 @@ export function sqlSpools(unit: UnitContext): SpoolOperations {
 
     async send(params) {
       const delay = requireInt(params.delaySeconds, 0, 900, 'delaySeconds', 0);
-      const queue = await queueOf(params.credential, params.spool, params.queue);
-      const { rows } = await tx.query<MessageRow>(
-        `WITH m AS (
-           INSERT INTO leasehold.messages (queue_id, account_id, spool, public_id, handle, body, sent_at, visible_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $7::bigint + $8::bigint * 1000) RETURNING *
-         )
-         SELECT ${MESSAGE_COLUMNS}, NULL AS claim_id, NULL AS fence FROM m JOIN leasehold.queues q ON q.queue_id = m.queue_id`,
-        [queue.queueId, params.credential.accountId, queue.spool, `msg_${randomBase62(random, 16)}`, `hdl_${randomBase62(random, 16)}`,
-          jsonText(params.body ?? null), queue.now, delay],
-      );
-      return messageView(one(rows));
+      const spool = await namedQueue(params.credential, params.spool, params.queue);
+      // One statement (`send_message`), refusing in the engine's order: spool, then queue.
+      const row = await unit.single<QueueRow & { message?: MessageRow }>({
+        fn: 'send_message',
+        args: [params.credential.accountId, spool, params.queue, `msg_${randomBase62(random, 16)}`, `hdl_${randomBase62(random, 16)}`,
+          jsonText(params.body ?? null), delay],
+      });
+      refuseMissing(row);
+      return messageView(row?.message as MessageRow);
     },
 
     async receive(params) {
-      const queue = await queueOf(params.credential, params.spool, params.queue);
-      const now = queue.now;
-      const picked = await tx.query<{ message_id: number; old_lease: number | null }>(
-        `WITH ready AS (
-           SELECT message_id, lease_id FROM leasehold.messages
-            WHERE queue_id = $1 AND lease_id IS NULL AND visible_at <= $2
-            ORDER BY message_id LIMIT 1 FOR UPDATE SKIP LOCKED
-         ), expired AS (
-           SELECT message_id, lease_id FROM leasehold.messages
-            WHERE queue_id = $1 AND lease_id IS NOT NULL AND lease_expires_at <= $2
-            ORDER BY message_id LIMIT 1 FOR UPDATE SKIP LOCKED
-         )
-         SELECT message_id, lease_id AS old_lease FROM (SELECT * FROM ready UNION ALL SELECT * FROM expired) candidates
-          ORDER BY message_id LIMIT 1`,
-        [queue.queueId, now],
-      );
-      const pick = picked.rows[0];
-      if (pick === undefined) return null;
+      const spool = await namedQueue(params.credential, params.spool, params.queue);
       const claimId = newClaimId(random);
       const token = mintToken('sl_', claimId, random);
-      const expiresAt = queue.timeout === null ? null : now + queue.timeout * 1000;
-      const { rows } = await tx.query<MessageRow>(
-        `WITH expired AS (
-           UPDATE leasehold.leases SET status = 'lost', lost_reason = 'expired', ended_at = expires_at
-            WHERE lease_id = $9 AND status = 'held'
-         ), lease AS (
-           INSERT INTO leasehold.leases (claim_id, kind, token_hash, account_id, credential_id, holder_session, status, fence,
-                                         expires_at, lease_seconds, acquired_at, message_id)
-           SELECT $1, 'spool', $2, $3, $4, $5, 'held', nextval(a.fence_seq::regclass), $6, $7, $8, $10
-             FROM leasehold.accounts a WHERE a.account_id = $3
-           RETURNING lease_id, claim_id, fence
-         ), m AS (
-           UPDATE leasehold.messages m SET lease_id = lease.lease_id, lease_expires_at = $6,
-                                           delivery_count = m.delivery_count + 1
-             FROM lease WHERE m.message_id = $10 RETURNING m.*
-         )
-         SELECT ${MESSAGE_COLUMNS}, lease.claim_id, lease.fence
-           FROM m CROSS JOIN lease JOIN leasehold.queues q ON q.queue_id = m.queue_id`,
-        [claimId, digest(token), params.credential.accountId, params.credential.credentialId, params.holderSession ?? null,
-          expiresAt, queue.timeout, now, pick.old_lease, pick.message_id],
-      );
-      return { message: messageView(one(rows)), lease: token, expiresAt, leaseSeconds: queue.timeout };
+      // One statement (`receive_message`); its answer carries the lease token, so it is never a stored outcome.
+      const row = await unit.single<QueueRow & { message?: MessageRow; now?: number; timeout?: number | null }>({
+        fn: 'receive_message',
+        secret: true,
+        args: [params.credential.accountId, spool, params.queue, claimId, digest(token), params.credential.credentialId,
+          params.holderSession ?? null],
+      });
+      refuseMissing(row);
+      if (row?.result === 'empty') return null;
+      const timeout = row?.timeout ?? null;
+      const expiresAt = timeout === null ? null : (row?.now as number) + timeout * 1000;
+      return { message: messageView(row?.message as MessageRow), lease: token, expiresAt, leaseSeconds: timeout };
     },
 
     async renew(params) {
@@ -205,12 +219,14 @@ export function sqlSpools(unit: UnitContext): SpoolOperations {
     },
 
     async ack(params) {
-      const lease = await liveLease(params);
-      await tx.query(
-        `WITH l AS (DELETE FROM leasehold.leases WHERE lease_id = $1)
-         DELETE FROM leasehold.messages WHERE message_id = $2`,
-        [lease.lease_id, lease.message_id],
-      );
+      const claimId = await leaseClaimId(params);
+      // One statement (`ack_message`): the live lease, then lease and message deleted.
+      const row = await unit.single<{ result: 'no_spool' | 'stale' | 'acked' }>({
+        fn: 'ack_message',
+        args: [params.credential.accountId, params.spool, claimId, digest(params.lease)],
+      });
+      if (row?.result === 'no_spool') throw spoolNotFound();
+      if (row?.result !== 'acked') throw staleToken();
     },
 
     async nack(params) {

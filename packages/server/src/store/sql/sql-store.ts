@@ -1,6 +1,4 @@
 import {
-  EngineError,
-  IDEMPOTENCY_TTL_MS,
   cryptoRandom,
   type AuthResult,
   type Credential,
@@ -18,18 +16,21 @@ import type {
   Store,
   StoreControls,
 } from '../operations.js';
-import { openAnswer, recordAddress, sealAnswer } from './answer-seal.js';
+import { recordAddress } from './answer-seal.js';
 import { sqlControls } from './controls.js';
-import { authenticate, registerKeys, takeToken } from './credentials.js';
+import { apiKeyOf, unknownKey } from '../../engine/credentials.js';
+import { CredentialCache } from './credential-cache.js';
+import { judgeKey, readKey, registerKeys, takeToken } from './credentials.js';
 import type { SqlDriver, SqlSession } from './driver.js';
 import { asUnavailable } from './failures.js';
-import { sqlHeartbeat } from './heartbeat.js';
+import { maintainStatistics } from './maintenance.js';
 import { migrate } from './migrate.js';
-import { sqlSpaceClaims } from './space-claims.js';
-import { sqlSpools } from './spools.js';
-import { one, type UnitContext } from './sql-support.js';
+import { digest, one, type UnitContext } from './sql-support.js';
 import { sweepOnce } from './sweep.js';
-import { sqlTasks } from './tasks.js';
+import { readStats } from './stats.js';
+import { textCodecSession, textCodecSingle } from './text-codec.js';
+import { OperationUnit, inFlight, type UnitRecord } from './unit.js';
+import { LazyOperations } from './unit-operations.js';
 
 /** How a SQL store runs. */
 export interface SqlStoreOptions {
@@ -47,11 +48,17 @@ export interface SqlStoreOptions {
   sweepBatch?: number;
   /** Apply pending migrations first (default true). */
   migrate?: boolean;
-}
-
-/** A failure inside `run`: the operation refused (or broke); encoded, never a store outage by itself. */
-class Refusal {
-  constructor(readonly error: unknown) {}
+  /**
+   * How long (ms) a key's standing read from the database may answer authentication in this
+   * process (default 1000; 0: read it on every request). A block, suspension, expiry or rate
+   * limit set by another process acts here within this bound; set by this process's controls,
+   * at once.
+   */
+  credentialCacheMs?: number;
+  /** Keys cached at most (default 10,000). */
+  credentialCacheEntries?: number;
+  /** The monotonic clock (ms) that ages cached keys (default `performance.now`; tests inject one). */
+  cacheClock?: () => number;
 }
 
 /**
@@ -74,16 +81,23 @@ export class SqlStore implements Store {
   /** Idempotency records this process has in flight (another process's are the advisory locks). */
   readonly #inFlight = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
+  /** The background sweep's pass in progress (the next tick skips while it runs). */
   #sweeping: Promise<unknown> | undefined;
   /** What `approximateNow` adds to `Date.now()` (learned whenever the store reads its clock). */
   #skew = 0;
   #manualNow: number | undefined;
+  readonly #credentials: CredentialCache;
 
   private constructor(driver: SqlDriver, options: SqlStoreOptions) {
     this.kind = driver.kind;
     this.#driver = driver;
     this.#random = options.random ?? cryptoRandom;
     this.#sweepBatch = options.sweepBatch ?? 500;
+    this.#credentials = new CredentialCache({
+      maxAgeMs: options.credentialCacheMs ?? 1000,
+      maxEntries: options.credentialCacheEntries ?? 10_000,
+      now: options.cacheClock ?? (() => performance.now()),
+    });
     this.controls = this.#wrapControls(
       sqlControls({ driver, unit: (fn) => this.#unit(fn), sweepAll: () => this.sweepAll() }),
     );
@@ -106,7 +120,14 @@ export class SqlStore implements Store {
     const interval = options.sweepIntervalMs ?? 1000;
     if (interval > 0) {
       store.#timer = setInterval(() => {
-        if (store.#sweeping === undefined) store.#sweeping = store.sweepAll().catch(() => 0).finally(() => (store.#sweeping = undefined));
+        if (store.#sweeping !== undefined) return;
+        const tick = async () => {
+          await store.sweepAll();
+          await store.maintain();
+        };
+        store.#sweeping = tick()
+          .catch(() => 0)
+          .finally(() => (store.#sweeping = undefined));
       }, interval);
       store.#timer.unref();
     }
@@ -115,12 +136,33 @@ export class SqlStore implements Store {
 
   /** Register (more) API keys. */
   async addKeys(keys: readonly KeyConfig[]): Promise<void> {
-    await this.#guard(() => registerKeys(this.#driver, keys));
+    try {
+      await this.#guard(() => registerKeys(this.#driver, keys));
+    } finally {
+      this.#credentials.clear();
+    }
   }
 
-  /** Authenticate a raw `Authorization` header (one statement). */
-  authenticate(header: string | null | undefined): Promise<AuthResult> {
-    return this.#guard(() => authenticate(this.#driver, header));
+  /**
+   * Authenticate a raw `Authorization` header: from this process's credential cache when the
+   * key was read less than `credentialCacheMs` ago (no statement, answered synchronously; its
+   * expiry judged at `approximateNow()`), else one statement.
+   */
+  authenticate(header: string | null | undefined): MaybePromise<AuthResult> {
+    const apiKey = apiKeyOf(header);
+    if (typeof apiKey !== 'string') return apiKey;
+    const hash = digest(apiKey);
+    const id = hash.toString('hex');
+    const cached = this.#credentials.judgeFresh(id, this.approximateNow());
+    if (cached !== undefined) return cached;
+    return this.#guard(async () => {
+      const read = await this.#credentials.read(id, async () => {
+        const key = await readKey(this.#driver, hash);
+        if (key !== undefined) this.#learn(key.now, key.manual);
+        return key;
+      });
+      return read === undefined ? unknownKey() : judgeKey(read, this.approximateNow());
+    });
   }
 
   /** Take one request from the credential's rate limit (one statement when it has one). */
@@ -129,7 +171,11 @@ export class SqlStore implements Store {
     return this.#guard(() => takeToken(this.#driver, credential));
   }
 
-  /** One API operation as one transaction (see `Store.execute` and docs/storage.md). */
+  /**
+   * One API operation as one unit (see `Store.execute` and docs/storage.md): no statement when
+   * the operation sends none, one when it is a one-statement operation (a renew), else one
+   * transaction.
+   */
   async execute<R, A>(
     request: OperationRequest<A>,
     run: (ops: Operations) => MaybePromise<R>,
@@ -137,101 +183,36 @@ export class SqlStore implements Store {
   ): Promise<ExecuteResult<A>> {
     const idempotency = request.idempotency;
     const credential = request.credential;
+    let record: UnitRecord | undefined;
     if (idempotency !== undefined && credential !== undefined) {
-      return this.#idempotent(request, credential, idempotency.key, idempotency.fingerprint, run, encode);
+      const address = recordAddress(credential.credentialId, idempotency.key);
+      record = { credentialId: credential.credentialId, key: idempotency.key, fingerprint: idempotency.fingerprint, ...address };
+    }
+    const local = record?.hash.toString('hex');
+    if (local !== undefined) {
+      if (this.#inFlight.has(local)) throw inFlight();
+      this.#inFlight.add(local);
     }
     try {
-      const answer = await this.#driver.transaction(async (tx) => {
-        let value: R;
-        try {
-          value = await run(this.#operations(tx));
-        } catch (error) {
-          throw new Refusal(error);
-        }
-        const encoded = encode({ ok: true, value });
-        if (request.beforeCommit !== undefined) await request.beforeCommit();
-        return encoded;
-      });
-      return { answer, replayed: false };
-    } catch (error) {
-      if (!(error instanceof Refusal)) throw asUnavailable(error) ?? error;
-      const outage = asUnavailable(error.error);
-      if (outage !== undefined) throw outage;
-      return { answer: encode({ ok: false, error: error.error }), replayed: false };
-    }
-  }
-
-  async #idempotent<R, A>(
-    request: OperationRequest<A>,
-    credential: Credential,
-    key: string,
-    fingerprint: string,
-    run: (ops: Operations) => MaybePromise<R>,
-    encode: (outcome: OperationOutcome<R>) => A,
-  ): Promise<ExecuteResult<A>> {
-    const address = recordAddress(credential.credentialId, key);
-    const local = address.hash.toString('hex');
-    if (this.#inFlight.has(local)) throw inFlight();
-    this.#inFlight.add(local);
-    try {
-      return await this.#driver.transaction(async (tx) => {
-        const begin = one(
-          (
-            await tx.query<{ locked: boolean; fingerprint: string | null; answer: Uint8Array | null }>(
-              'SELECT locked, fingerprint, answer FROM leasehold.idempotency_begin($1, $2::bigint)',
-              [address.hash, address.lock],
-            )
-          ).rows,
-        );
-        if (!begin.locked) throw inFlight();
-        if (begin.fingerprint !== null && begin.answer !== null) {
-          if (begin.fingerprint !== fingerprint) {
-            throw new EngineError(
-              'idempotency_key_reused',
-              'This Idempotency-Key was used for a different request; use a new key.',
-              'Idempotency-Key',
-            );
-          }
-          return { answer: openAnswer<A>(credential.credentialId, key, begin.answer), replayed: true };
-        }
-        await tx.query('SAVEPOINT operation');
-        let outcome: OperationOutcome<R>;
-        try {
-          outcome = { ok: true, value: await run(this.#operations(tx)) };
-        } catch (error) {
-          if (asUnavailable(error) !== undefined) throw error;
-          await tx.query('ROLLBACK TO SAVEPOINT operation');
-          outcome = { ok: false, error };
-        }
-        const answer = encode(outcome);
-        if (request.isStorable(answer)) {
-          await tx.query(
-            `INSERT INTO leasehold.idempotency_records (record_hash, fingerprint, answer, created_at, expires_at)
-             SELECT $1, $2, $3, n.now, n.now + $4::bigint FROM (SELECT leasehold.now_ms() AS now) n
-             ON CONFLICT (record_hash) DO UPDATE
-                SET fingerprint = EXCLUDED.fingerprint, answer = EXCLUDED.answer,
-                    created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`,
-            [address.hash, fingerprint, sealAnswer(credential.credentialId, key, answer), IDEMPOTENCY_TTL_MS],
-          );
-        }
-        if (request.beforeCommit !== undefined) await request.beforeCommit();
-        return { answer, replayed: false };
-      });
+      const unit = new OperationUnit(this.#driver, request, record);
+      let outcome: OperationOutcome<R>;
+      try {
+        outcome = { ok: true, value: await run(this.#operations(unit)) };
+      } catch (error) {
+        outcome = { ok: false, error };
+      }
+      return await unit.finish(outcome, encode);
     } catch (error) {
       throw asUnavailable(error) ?? error;
     } finally {
-      this.#inFlight.delete(local);
+      if (local !== undefined) this.#inFlight.delete(local);
     }
   }
 
-  #operations(tx: SqlSession): Operations {
-    const unit: UnitContext = { tx, random: this.#random };
-    return {
-      claims: sqlSpaceClaims(unit),
-      tasks: sqlTasks(unit),
-      spools: sqlSpools(unit),
-      heartbeat: sqlHeartbeat(unit),
-    };
+  #operations<A>(unit: OperationUnit<A>): Operations {
+    // Strings cross into SQL through the text codec (U+0000, which `text` refuses, escaped).
+    const context: UnitContext = { tx: textCodecSession(unit), random: this.#random, single: textCodecSingle((call) => unit.single(call)) };
+    return new LazyOperations(context);
   }
 
   /** The database's time (its clock plus the manual offset). */
@@ -255,23 +236,7 @@ export class SqlStore implements Store {
 
   /** Counts of leases, tombstones, messages and idempotency records (one statement). */
   stats(): Promise<EngineStats> {
-    return this.#guard(async () => {
-      const { rows } = await this.#driver.query<EngineStats>(
-        `WITH c AS (SELECT leasehold.now_ms() AS now)
-         SELECT
-           (SELECT count(*)::int FROM leasehold.leases, c WHERE status = 'held' AND (expires_at IS NULL OR expires_at > c.now)) AS held,
-           (SELECT count(*)::int FROM leasehold.leases, c WHERE status = 'queued' AND expires_at > c.now) AS queued,
-           (SELECT count(*)::int FROM leasehold.leases, c
-             WHERE (status IN ('lost', 'released') AND ended_at + 600000 > c.now)
-                OR (status IN ('held', 'queued') AND expires_at <= c.now AND expires_at + 600000 > c.now)) AS tombstones,
-           (SELECT count(*)::int FROM leasehold.leases WHERE status IN ('held', 'queued') AND expires_at IS NOT NULL) AS "heapSize",
-           (SELECT coalesce(max(last_value), 0)::bigint FROM pg_sequences WHERE schemaname = 'leasehold') AS fence,
-           (SELECT count(*)::int FROM leasehold.messages) AS messages,
-           (SELECT count(*)::int FROM leasehold.idempotency_records, c WHERE expires_at > c.now) AS "idempotencyRecords"
-         FROM c`,
-      );
-      return one(rows);
-    });
+    return this.#guard(() => readStats(this.#driver));
   }
 
   /** One bounded sweep pass (see `sweepOnce`); answers whether more is due. */
@@ -288,6 +253,14 @@ export class SqlStore implements Store {
       if (!result.more) break;
     }
     return changed;
+  }
+
+  /**
+   * Keep the tables' planner statistics current (`maintainStatistics`; the background sweep
+   * runs it after each pass); answers the tables it analyzed.
+   */
+  maintain(): Promise<string[]> {
+    return this.#guard(() => maintainStatistics(this.#driver));
   }
 
   /** Stop the sweep and close the driver (the pool, or the embedded database). */
@@ -310,16 +283,26 @@ export class SqlStore implements Store {
     }
   }
 
+  /** The controls, each that changes a key's standing, an account's or the clock clearing this process's credential cache. */
   #wrapControls(controls: StoreControls): StoreControls {
-    const learnAfter = async <T>(value: Promise<T>): Promise<T> => {
-      const result = await value;
-      await this.now();
-      return result;
+    const clearing =
+      <A extends unknown[], T>(fn: (...args: A) => MaybePromise<T>) =>
+      async (...args: A): Promise<T> => {
+        try {
+          return await fn(...args);
+        } finally {
+          this.#credentials.clear();
+        }
+      };
+    return {
+      ...controls,
+      advanceClock: clearing(async (ms: number) => {
+        const now = await controls.advanceClock(ms);
+        await this.now();
+        return now;
+      }),
+      suspendAccount: clearing(controls.suspendAccount),
+      updateCredential: clearing(controls.updateCredential),
     };
-    return { ...controls, advanceClock: (ms) => learnAfter(Promise.resolve(controls.advanceClock(ms))) };
   }
-}
-
-function inFlight(): EngineError {
-  return new EngineError('idempotency_in_flight', 'A request with this Idempotency-Key is still running; retry shortly.', 'Idempotency-Key');
 }

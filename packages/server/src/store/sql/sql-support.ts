@@ -2,13 +2,19 @@ import { createHash } from 'node:crypto';
 import type { RandomSource } from '../../engine/index.js';
 import type { SqlSession } from './driver.js';
 import { keySortBytes } from '../../engine/space-keys.js';
+import type { SingleStatement } from './unit.js';
 
-/** What every SQL operation of one unit works with: its transaction and the random source. */
+/** What every SQL operation of one unit works with: its session, the random source, the one-statement path. */
 export interface UnitContext {
-  /** The unit's transaction. */
+  /** The unit's session: the first statement opens its transaction. */
   readonly tx: SqlSession;
   /** Randomness for ids and tokens. */
   readonly random: RandomSource;
+  /**
+   * Run a one-statement operation: one round trip, idempotency included, when it is the
+   * unit's first and only statement (`OperationUnit.single`); its row, or a replayed one.
+   */
+  single<T>(call: SingleStatement): Promise<T | undefined>;
 }
 
 /** How long a lost or released lease (and a free key's last release) is remembered: 10 minutes. */

@@ -1,5 +1,6 @@
 import {
   EngineError,
+  MAX_NOTES_PER_TASK,
   TASK_LEASE_SECONDS,
   checkIfMatch,
   taskEtag,
@@ -52,7 +53,7 @@ interface Guard {
  * Tasks in SQL: the engine's validation and answers; the task row is the lock (`FOR UPDATE`),
  * and every write is a compare-and-set on its version (the ETag), so a stale If-Match never writes.
  */
-export function sqlTasks(unit: UnitContext): TaskOperations {
+export function sqlTasks(unit: UnitContext): Omit<TaskOperations, 'list'> {
   const { tx, random } = unit;
 
   /** Lock the task, find its live claim: the engine's `#task` and 404 for other accounts. */
@@ -209,6 +210,7 @@ export function sqlTasks(unit: UnitContext): TaskOperations {
     async addNote(params) {
       const text = requireString(params.text, 1, 20000, 'text');
       const { guard, lease } = await protectedWrite(params);
+      await requireNoteRoom(tx, params.credential.accountId, guard.task.task_id);
       await addNote(params.credential, guard, text, lease?.claim_id ?? null);
       await bump(params.credential, guard);
       return result(params.credential, guard.task.task_id);
@@ -309,6 +311,15 @@ function claimView(taskId: number, claimId: string, fence: number, expiresAt: nu
   };
   if (token !== undefined) view.token = token;
   return view;
+}
+
+/** The engine's cap: at most `MAX_NOTES_PER_TASK` notes per task (`plan_limit_exceeded` beyond). */
+async function requireNoteRoom(tx: SqlSession, accountId: string, taskId: number): Promise<void> {
+  const { rows } = await tx.query<{ full: boolean }>(
+    'SELECT count(*) >= $3 AS full FROM leasehold.task_notes WHERE account_id = $1 AND task_id = $2',
+    [accountId, taskId, MAX_NOTES_PER_TASK],
+  );
+  if (one(rows).full) throw new EngineError('plan_limit_exceeded', `A task holds at most ${MAX_NOTES_PER_TASK} notes.`, 'text');
 }
 
 function taskNotFound(): EngineError {

@@ -1,5 +1,9 @@
 import type { Migration } from 'kysely';
 import { initial } from './0001-initial.js';
+import { oneRoundTrip } from './0002-one-round-trip.js';
+import { heartbeatIndexes } from './0003-heartbeat-indexes.js';
+import { claimFunctions } from './0004-claim-functions.js';
+import { spoolFunctions } from './0005-spool-functions.js';
 
 /**
  * Every migration of the store, by name; applied in name order. A released migration is never
@@ -7,4 +11,8 @@ import { initial } from './0001-initial.js';
  */
 export const migrations: Record<string, Migration> = {
   '0001-initial': initial,
+  '0002-one-round-trip': oneRoundTrip,
+  '0003-heartbeat-indexes': heartbeatIndexes,
+  '0004-claim-functions': claimFunctions,
+  '0005-spool-functions': spoolFunctions,
 };

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ErrorCode } from '../engine/index.js';
+import type { ErrorCode } from '@leasehold/protocol';
 import { errorEnvelope } from '@leasehold/protocol';
 
 /**

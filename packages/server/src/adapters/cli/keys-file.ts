@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ALL_PERMISSIONS, type KeyConfig } from './engine/index.js';
+import { ALL_PERMISSIONS, type KeyConfig } from '../../engine/index.js';
 
 const keySchema = z.strictObject({
   apiKey: z.string().regex(/^[\x21-\x7e]{1,200}$/, 'apiKey must be 1–200 printable ASCII characters without spaces'),

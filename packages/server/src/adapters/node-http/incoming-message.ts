@@ -1,26 +1,10 @@
+import { IncomingMessage, type ServerResponse } from 'node:http';
+import type { MaybePromise } from '../../store/index.js';
+import { MAX_BODY_BYTES, type PlainRequest, type PlainResponse } from '../../http/plain.js';
 import { adapterErrorAnswer } from './adapter-envelope.js';
-import { answerClientError } from './client-error.js';
-import { createServer, IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { MAX_BODY_BYTES, type PlainRequest, type PlainResponse } from '../http/plain.js';
 
-/** Anything that answers plain requests: the reference server's pipeline. */
-export interface PlainHandler {
-  handlePlain(request: PlainRequest): Promise<PlainResponse>;
-}
-
-/** Answers a plain request, synchronously when it can (the pipeline's `respond`). */
-export type PlainAnswer = (request: PlainRequest) => PlainResponse | Promise<PlainResponse>;
-
-/** A running `node:http` listener. */
-export interface NodeListener {
-  /** `http://host:port`, with the real port when 0 was asked for. */
-  url: string;
-  port: number;
-  server: Server;
-  /** Stops accepting, ends idle keep-alive connections and resolves when closed. */
-  close(): Promise<void>;
-}
+/** Answers a plain request, synchronously when it can (the app's `respond`). */
+export type PlainAnswer = (request: PlainRequest) => MaybePromise<PlainResponse>;
 
 /** The last resort when reading the request or answering it failed: the canonical 500 envelope. */
 function fail(response: ServerResponse): void {
@@ -71,7 +55,7 @@ function originOf(message: IncomingMessage): string {
  * The request class of the server: it collects its own body and then answers, so a request
  * costs no promise and no per-request closures (the listeners are shared, `this` is the request).
  */
-class PlainIncomingMessage extends IncomingMessage {
+export class PlainIncomingMessage extends IncomingMessage {
   #answer: PlainAnswer | undefined = undefined;
   #response: ServerResponse | undefined = undefined;
   /** The first body chunk, and any further ones (most bodies arrive in one). */
@@ -137,33 +121,3 @@ class PlainIncomingMessage extends IncomingMessage {
   }
 }
 
-/** Serves `handler` over `node:http` on `host:port` (port 0 picks a free one). */
-export function listen(handler: PlainHandler, options: { port?: number; host?: string } = {}): Promise<NodeListener> {
-  return listenWith((request) => handler.handlePlain(request), options);
-}
-
-/** Serves `answer` over `node:http` on `host:port`; `listen` for an answer that may be synchronous. */
-export async function listenWith(answer: PlainAnswer, options: { port?: number; host?: string } = {}): Promise<NodeListener> {
-  const host = options.host ?? '127.0.0.1';
-  const server = createServer({ IncomingMessage: PlainIncomingMessage }, (request, response) => {
-    (request as PlainIncomingMessage).serve(answer, response);
-  });
-  server.keepAliveTimeout = 65_000;
-  server.on('clientError', answerClientError);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 4010, host, () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  const shownHost = host.includes(':') ? `[${host}]` : host;
-  return {
-    url: `http://${shownHost}:${port}`,
-    port,
-    server,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeIdleConnections();
-      }),
-  };
-}

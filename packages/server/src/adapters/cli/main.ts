@@ -1,0 +1,91 @@
+import { DEFAULT_KEYS, type KeyConfig } from '../../engine/index.js';
+import { createLeaseholdServer } from '../../leasehold-server.js';
+import { migrateStore, openStore, redact, StoreOpenError, type Store } from '../../store/index.js';
+import { listen } from '../node-http/listen.js';
+import { parseCliArgs, USAGE, type CliOptions } from './args.js';
+import { createDocsHtmlLoader } from './docs-html.js';
+import { loadKeysFile } from './keys-file.js';
+
+function describeKey(key: KeyConfig): string {
+  const permissions = key.permissions ? key.permissions.join(', ') : 'every permission';
+  const spaces = key.spaces === undefined || key.spaces === '*' ? 'every space' : `${key.spaces.length} space(s)`;
+  return `  ${key.apiKey}  account ${key.accountId}; ${permissions}; ${spaces}`;
+}
+
+function fail(message: string, code: number): void {
+  process.stderr.write(`leasehold-server: ${message}\n`);
+  process.exitCode = code;
+}
+
+async function migrate(options: CliOptions): Promise<void> {
+  const report = await migrateStore(options.store, { poolSize: options.poolSize, statementTimeoutMs: options.statementTimeoutMs });
+  const applied = report.applied.length === 0 ? 'nothing to apply' : `applied ${report.applied.join(', ')}`;
+  process.stdout.write(`leasehold-server migrate ${redact(options.store)}: ${applied}; schema at ${report.current.at(-1) ?? 'none (memory)'}\n`);
+}
+
+/** Runs the reference server until SIGINT or SIGTERM (then drains requests in flight and closes the store), or `migrate`. */
+export async function main(argv: string[]): Promise<void> {
+  let options: CliOptions;
+  try {
+    options = parseCliArgs(argv);
+  } catch (error) {
+    process.stderr.write(`leasehold-server: ${(error as Error).message}\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const keys = options.keysFile ? loadKeysFile(options.keysFile) : DEFAULT_KEYS;
+  let store: Store;
+  try {
+    if (options.command === 'migrate') return await migrate(options);
+    store = await openStore(options.store, {
+      clock: options.clock,
+      keys,
+      poolSize: options.poolSize,
+      statementTimeoutMs: options.statementTimeoutMs,
+    });
+  } catch (error) {
+    if (error instanceof StoreOpenError) return fail(error.message, 1);
+    throw error;
+  }
+  const server = createLeaseholdServer({
+    store,
+    basePath: options.basePaths,
+    docsUrl: options.docsUrl,
+    control: options.control,
+    docsHtml: createDocsHtmlLoader(),
+  });
+  const listener = await listen(server, { port: options.port, host: options.host });
+  const bases = options.basePaths.map((basePath) => `${listener.url}${basePath.replace(/\/+$/, '')}`);
+  const base = bases[0] as string;
+  process.stdout.write(
+    [
+      `Leasehold reference server listening on ${listener.url}`,
+      `store: ${store.kind === 'memory' ? 'memory' : redact(options.store)} (${store.kind})`,
+      `API keys accepted:`,
+      ...keys.map(describeKey),
+      `API base URL${bases.length > 1 ? 's' : ''}: ${bases.join('  ')}   spec: ${base}/openapi.json`,
+      `API reference: ${base}/docs${options.docsUrl ? `; error doc_urls link to ${options.docsUrl}` : ''}`,
+      `clock: ${options.clock}${options.control ? `; test controls at ${base}/_control` : ''}`,
+      '',
+    ].join('\n'),
+  );
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    // Drain: stop accepting, let requests in flight answer, then close the store's pool.
+    listener
+      .close()
+      .then(() => server.close())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
