@@ -1,17 +1,10 @@
 import { operationMetadata } from '@leasehold/protocol';
 import { assertSendable } from '../internal/argument-checks.js';
 import { request, type LeaseholdResponse, type RequestConfig, type RequestOptions } from '../core/request/request.js';
-import type { OperationLabel } from '../core/request/call-tracer.js';
 import type { QueryValue } from '../core/request/build-url.js';
 import { answerShapes } from './answer-shapes.js';
 import type { CallOptions } from './call-options.js';
 import type { ClientOperationId, OperationAnswer, OperationInput } from './operation-io.js';
-
-/** The lease a call acts on, for telemetry. */
-export interface CallLease {
-  claimId: string;
-  kind: string;
-}
 
 /** A path template split once: literal parts around the parameter names. */
 interface CompiledPath {
@@ -62,19 +55,15 @@ export class Api {
     this.#config = config;
   }
 
-  /** Sends operation `id` with `input` (and per-call `options`); resolves with its typed success answer. */
-  call<Id extends ClientOperationId>(id: Id, input: OperationInput<Id>, options: CallOptions = {}, lease?: CallLease): Promise<LeaseholdResponse<OperationAnswer<Id>>> {
+  /** Sends operation `id` with `input` (and per-call `options`; `claimId`/`leaseKind` label a call on one lease for telemetry); resolves with its typed success answer. */
+  call<Id extends ClientOperationId>(id: Id, input: OperationInput<Id>, options: CallOptions = {}, claimId?: string, leaseKind?: string): Promise<LeaseholdResponse<OperationAnswer<Id>>> {
     const meta = operationMetadata[id];
     const { path, query, headers, body } = input as { path?: Record<string, string | number>; query?: Record<string, QueryValue>; headers?: Record<string, string | undefined>; body?: unknown };
     const sent: RequestOptions = { method: meta.method, path: pathOf(id, path), ...options, accept: answerShapes[id] };
     if (query !== undefined) sent.query = query;
     if (body !== undefined) sent.body = body;
     if (headers !== undefined) sent.headers = headers;
-    if (this.#config.tracer !== undefined) sent.operation = labelOf(id, meta.path, lease);
+    if (this.#config.tracer !== undefined) sent.operation = { operationId: id, urlTemplate: meta.path, claimId, leaseKind };
     return request<OperationAnswer<Id>>(this.#config, sent);
   }
-}
-
-function labelOf(operationId: ClientOperationId, urlTemplate: string, lease: CallLease | undefined): OperationLabel {
-  return lease === undefined ? { operationId, urlTemplate } : { operationId, urlTemplate, claimId: lease.claimId, leaseKind: lease.kind };
 }

@@ -85,28 +85,31 @@ export function adoptSpaceLease(
  */
 class SpaceLeaseBackend extends SettlingBackend {
   readonly #ctx: SpaceContext;
-  readonly #path: { spaceId: string; key: string };
+  readonly #spaceId: string;
+  readonly #key: string;
   readonly #leaseSeconds: number;
   readonly #token: string;
-  readonly #lease: { claimId: string; kind: 'space' };
+  readonly #claimId: string;
 
   constructor(ctx: SpaceContext, address: SpaceClaimAddress, claimId: string, token: string, operationId: string | undefined) {
     super(ctx.endings, operationId);
     this.#ctx = ctx;
-    this.#path = { spaceId: address.spaceId, key: address.key };
+    this.#spaceId = address.spaceId;
+    this.#key = address.key;
     this.#leaseSeconds = address.leaseSeconds;
     this.#token = token;
-    this.#lease = { claimId, kind: 'space' };
+    this.#claimId = claimId;
   }
 
   async renew(): Promise<LeaseRenewal> {
-    const { data } = await this.#ctx.api.call('renewSpaceClaim', { path: this.#path, body: { token: this.#token, leaseSeconds: this.#leaseSeconds } }, {}, this.#lease);
+    const path = { spaceId: this.#spaceId, key: this.#key };
+    const { data } = await this.#ctx.api.call('renewSpaceClaim', { path, body: { token: this.#token, leaseSeconds: this.#leaseSeconds } }, {}, this.#claimId, 'space');
     return { durationMs: data.leaseSeconds * 1000, expiresAt: data.expiresAt };
   }
 
   protected async settle(options: CallOptions, observation?: unknown): Promise<void> {
     const body = observation === undefined ? { token: this.#token } : { token: this.#token, observation };
-    await this.#ctx.api.call('releaseSpaceClaim', { path: this.#path, body }, options, this.#lease);
+    await this.#ctx.api.call('releaseSpaceClaim', { path: { spaceId: this.#spaceId, key: this.#key }, body }, options, this.#claimId, 'space');
   }
 
   /** A run cancelled under this lease: the spec's safe cleanup, one best-effort release with the token. */

@@ -114,7 +114,7 @@ export class SpoolLeaseBackend extends SettlingBackend {
   readonly #ctx: SpoolContext;
   readonly #spool: string;
   readonly #token: string;
-  readonly #lease: { claimId: string; kind: 'spool' };
+  readonly #claimId: string;
 
   /** @internal */
   constructor(ctx: SpoolContext, spool: string, claimId: string, token: string, operationId: string | undefined) {
@@ -122,11 +122,11 @@ export class SpoolLeaseBackend extends SettlingBackend {
     this.#ctx = ctx;
     this.#spool = spool;
     this.#token = token;
-    this.#lease = { claimId, kind: 'spool' };
+    this.#claimId = claimId;
   }
 
   async renew(): Promise<LeaseRenewal> {
-    const { headers } = await this.#ctx.api.call('renewSpoolLease', { path: { spool: this.#spool }, headers: { 'Spooler-Lease': this.#token } }, {}, this.#lease);
+    const { headers } = await this.#ctx.api.call('renewSpoolLease', { path: { spool: this.#spool }, headers: { 'Spooler-Lease': this.#token } }, {}, this.#claimId, 'spool');
     const expiresAt = expiresAtOf(headers);
     return { durationMs: leaseDurationMs(headers), ...(expiresAt === null ? {} : { expiresAt }) };
   }
@@ -134,7 +134,7 @@ export class SpoolLeaseBackend extends SettlingBackend {
   protected async settle(options: CallOptions): Promise<void> {
     const settlement = this.settlement;
     const input = { path: { spool: this.#spool }, headers: { 'Spooler-Lease': this.#token } };
-    if (settlement.kind === 'ack') await this.#ctx.api.call('ackMessage', input, options, this.#lease);
-    else await this.#ctx.api.call('nackMessage', { ...input, body: settlement.delaySeconds === undefined ? {} : { delaySeconds: settlement.delaySeconds } }, options, this.#lease);
+    if (settlement.kind === 'ack') await this.#ctx.api.call('ackMessage', input, options, this.#claimId, 'spool');
+    else await this.#ctx.api.call('nackMessage', { ...input, body: settlement.delaySeconds === undefined ? {} : { delaySeconds: settlement.delaySeconds } }, options, this.#claimId, 'spool');
   }
 }

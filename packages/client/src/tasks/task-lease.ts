@@ -97,7 +97,7 @@ export class TaskLeaseBackend extends SettlingBackend {
   readonly #ctx: TaskContext;
   readonly #taskId: number;
   readonly #token: string;
-  readonly #lease: { claimId: string; kind: 'task' };
+  readonly #claimId: string;
 
   /** @internal */
   constructor(ctx: TaskContext, taskId: number, claimId: string, token: string, operationId: string | undefined) {
@@ -105,12 +105,12 @@ export class TaskLeaseBackend extends SettlingBackend {
     this.#ctx = ctx;
     this.#taskId = taskId;
     this.#token = token;
-    this.#lease = { claimId, kind: 'task' };
+    this.#claimId = claimId;
   }
 
   async renew(): Promise<LeaseRenewal> {
     const { data } = await this.#withEtag((etag) =>
-      this.#ctx.api.call('renewTaskClaim', { path: { taskId: this.#taskId }, headers: { 'If-Match': etag }, body: { token: this.#token } }, {}, this.#lease),
+      this.#ctx.api.call('renewTaskClaim', { path: { taskId: this.#taskId }, headers: { 'If-Match': etag }, body: { token: this.#token } }, {}, this.#claimId, 'task'),
     );
     const expiresAt = Date.parse(data.expiresUtc);
     return { durationMs: data.leaseSeconds * 1000, ...(Number.isFinite(expiresAt) ? { expiresAt } : {}) };
@@ -119,7 +119,7 @@ export class TaskLeaseBackend extends SettlingBackend {
   protected async settle(options: CallOptions): Promise<void> {
     if (this.settled) return;
     await this.#withEtag(
-      (etag) => this.#ctx.api.call('releaseTaskClaim', { path: { taskId: this.#taskId }, headers: { 'If-Match': etag }, body: { token: this.#token } }, options, this.#lease),
+      (etag) => this.#ctx.api.call('releaseTaskClaim', { path: { taskId: this.#taskId }, headers: { 'If-Match': etag }, body: { token: this.#token } }, options, this.#claimId, 'task'),
       options,
     );
   }
