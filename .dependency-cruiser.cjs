@@ -1,8 +1,8 @@
 /**
  * The import rules of docs/architecture.md, enforced by `pnpm lint:deps` (part of `pnpm lint`).
  * Each rule names the rule of the architecture it enforces. Known violations that predate a rule
- * live in .dependency-cruiser-known-violations.json (only the client's cycles, until the
- * client's redesign removes them): new ones fail.
+ * would live in .dependency-cruiser-known-violations.json (the client's redesign removed the
+ * cycles that were there): new ones fail.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 const server = '^packages/server/src/';
@@ -86,13 +86,49 @@ module.exports = {
       from: { path: '^packages/msw/src/' },
       to: { path: '^packages/server/src/', pathNot: '^packages/server/src/index\\.ts$' },
     },
-    // Client rules (the client's redesign adds them here), e.g.:
+    // The client's layers (docs/architecture.md, "The client"): core < resources < leases < the
+    // domains (spaces, tasks, spools) < client/ (the composition root) < the entry points.
     {
-      name: 'client-core-never-imports-resources',
+      name: 'client-core-never-imports-above',
       severity: 'error',
-      comment: 'The client core (transport, request, retry, errors) never imports the resources above it.',
+      comment: 'The client core (transport, request, retry, errors, idempotency) never imports the layers above it.',
       from: { path: '^packages/client/src/core/' },
-      to: { path: '^packages/client/src/(resources|leases|spaces|tasks|spools)/' },
+      to: { path: '^packages/client/src/(resources|leases|spaces|tasks|spools|telemetry|client)/' },
+    },
+    {
+      name: 'client-resources-never-import-leases-or-domains',
+      severity: 'error',
+      comment: 'resources/ are thin typed calls: they know nothing of leases, domains or the client.',
+      from: { path: '^packages/client/src/resources/' },
+      to: { path: '^packages/client/src/(leases|spaces|tasks|spools|telemetry|client)/' },
+    },
+    {
+      name: 'client-leases-never-import-domains',
+      severity: 'error',
+      comment: 'leases/ (lease, adoption, scheduler) serves every domain and imports none of them.',
+      from: { path: '^packages/client/src/leases/' },
+      to: { path: '^packages/client/src/(spaces|tasks|spools|telemetry|client)/' },
+    },
+    {
+      name: 'client-domains-are-independent',
+      severity: 'error',
+      comment: 'spaces/, tasks/ and spools/ never import one another (nor the composition root).',
+      from: { path: '^packages/client/src/(spaces|tasks|spools)/' },
+      to: { path: '^packages/client/src/(spaces|tasks|spools|client)/', pathNot: '^packages/client/src/$1/' },
+    },
+    {
+      name: 'client-telemetry-is-an-adapter',
+      severity: 'error',
+      comment: 'telemetry/ implements the core and scheduler observer interfaces; nothing but the composition root imports it.',
+      from: { path: '^packages/client/src/', pathNot: '^packages/client/src/(telemetry|client)/' },
+      to: { path: '^packages/client/src/telemetry/' },
+    },
+    {
+      name: 'client-browser-entry-is-browser-safe',
+      severity: 'error',
+      comment: 'Nothing the browser entry reaches imports undici, a node: module, the Node platform or the file store.',
+      from: { path: '^packages/client/src/browser\\.ts$' },
+      to: { path: '(^|/)node_modules/undici/|^node:|^(fs|path|crypto|events|module)$|^packages/client/src/(client/node-platform|client/leasehold\\.ts$|core/transport/undici-transport|core/transport/attempt-timer|core/idempotency/(file-idempotency-store|entry-file))', reachable: true },
     },
   ],
   options: {

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import createClient from 'openapi-fetch';
 import { Pool, request } from 'undici';
-import type { paths } from '../packages/client/src/generated/openapi.js';
+import type { paths } from '../packages/protocol/src/index.js';
 import { startReferenceServer } from './lib/child.js';
 import { acquireRaw, API_KEY, claimsPath, RUN_ID, SPACE_ID } from './lib/fixtures.js';
 import { cpuMicros, interleaved } from './lib/measure.js';

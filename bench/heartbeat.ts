@@ -7,7 +7,9 @@
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Pool } from 'undici';
-import type { SchedulerTimers } from '../packages/client/src/leases/index.js';
+import type { Leasehold } from '../packages/client/src/index.js';
+
+type SchedulerTimers = Leasehold.SchedulerTimers;
 import { createLeaseholdServer, ManualClock } from '../packages/server/src/index.js';
 import { startReferenceServer } from './lib/child.js';
 import { API_KEY, claimsPath, RUN_ID, SPACE_ID } from './lib/fixtures.js';

@@ -9,7 +9,9 @@
 //   - every bare import in the shipped JS is a Node builtin or a declared dependency/peer (so
 //     nothing is missing at runtime and no devDependency such as zod was bundled into the client);
 //   - publint (strict: suggestions and warnings fail too) and @arethetypeswrong/cli
-//     (`--profile esm-only`: these packages are ESM only, so CommonJS `require` is not a target);
+//     (`--profile node16`, CommonJS included, less its `cjs-resolves-to-esm` rule: the packages
+//     are ESM only, one module instance, and Node ≥ 20.19 — their `engines` — loads them with
+//     `require()`; tests/packaging's consumer test runs `require()` and TS nodenext CJS for real);
 //   - the client's packed size against its budget (scripts/client-size.mjs).
 // Usage: node scripts/check-packages.mjs [--skip-build] [--keep <dir>]
 //   --skip-build  pack what dist/ holds (`pnpm check` builds just before)
@@ -26,7 +28,7 @@ import { ROOT, packPackages } from './pack-packages.mjs';
 
 /** What each package may depend on at runtime: exactly these, no more. */
 const EXPECTED = {
-  '@leasehold/client': { dependencies: ['undici'], peerDependencies: [] },
+  '@leasehold/client': { dependencies: ['undici'], peerDependencies: ['@opentelemetry/api'] },
   '@leasehold/server': { dependencies: ['@electric-sql/pglite', 'kysely', 'pg', 'sorted-btree', 'zod'], peerDependencies: [], bin: { 'leasehold-server': 'dist/cli.js' } },
   '@leasehold/msw': { dependencies: ['@leasehold/server'], peerDependencies: ['msw', 'undici'] },
 };
@@ -100,7 +102,7 @@ function checkManifest(packed, manifest) {
   for (const [condition, target] of Object.entries(manifest.exports ?? {}).flatMap(([sub, value]) =>
     typeof value === 'object' && value !== null ? Object.entries(value).map(([c, t]) => [`${sub} ${c}`, t]) : [],
   )) {
-    if (condition.endsWith(' require')) fail(name, `exports ${condition} → ${target}: the packages are ESM only`);
+    if (condition.endsWith(' require') || condition.endsWith(' import')) fail(name, `exports ${condition} → ${target}: the packages are ESM only, reached through "default" by import and require() alike (one module instance, so instanceof holds)`);
   }
   const bin = typeof manifest.bin === 'string' ? { [name]: manifest.bin } : (manifest.bin ?? {});
   const wantBin = expected.bin ?? {};
@@ -164,10 +166,22 @@ function checkServerContents(packed) {
 }
 
 function checkClientContents(packed) {
-  const js = packed.files.get('dist/index.js')?.data.toString('utf8') ?? '';
-  if (/\bzod\b|ZodError|\$ZodType/.test(js)) fail(packed.name, 'dist/index.js contains zod: the client must not bundle (or import) it');
-  if (js.includes('__LEASEHOLD_VERSION__')) fail(packed.name, 'dist/index.js still reads its version at runtime: tsup define of __LEASEHOLD_VERSION__ did not apply');
-  if (!js.includes(`"${packed.version}"`)) fail(packed.name, `dist/index.js does not carry its version ${packed.version}`);
+  const js = [...packed.files].filter(([path]) => path.endsWith('.js')).map(([, file]) => file.data.toString('utf8')).join('\n');
+  if (/\bzod\b|ZodError|\$ZodType/.test(js)) fail(packed.name, 'dist contains zod: the client must not bundle (or import) it');
+  if (js.includes('__LEASEHOLD_VERSION__')) fail(packed.name, 'dist still reads its version at runtime: tsup define of __LEASEHOLD_VERSION__ did not apply');
+  if (!js.includes(`"${packed.version}"`)) fail(packed.name, `dist does not carry its version ${packed.version}`);
+  // The browser entry and what it imports: no undici, no node: module (tests/packaging bundles it for the browser too).
+  const browserGraph = new Set();
+  const visit = (path) => {
+    if (browserGraph.has(path) || !packed.files.has(path)) return;
+    browserGraph.add(path);
+    for (const specifier of importSpecifiers(packed.files.get(path).data.toString('utf8'))) {
+      if (specifier.startsWith('.')) visit(posix.normalize(posix.join(posix.dirname(path), specifier)));
+      else fail(packed.name, `the browser entry imports ${specifier} (through ${path}): it must import nothing outside its own files`);
+    }
+  };
+  visit('dist/browser.js');
+  if (!browserGraph.has('dist/browser.js')) fail(packed.name, 'ships no dist/browser.js (the browser export condition)');
 }
 
 async function runPublint(packed) {
@@ -181,10 +195,10 @@ async function runPublint(packed) {
 function runAttw(packed) {
   const result = spawnSync(
     join(ROOT, 'node_modules/.bin/attw'),
-    [packed.tarball, '--profile', 'esm-only', '--no-definitely-typed', '--format', 'table-flipped', '--no-color', '--no-emoji'],
+    [packed.tarball, '--profile', 'node16', '--ignore-rules', 'cjs-resolves-to-esm', '--no-definitely-typed', '--format', 'table-flipped', '--no-color', '--no-emoji'],
     { cwd: ROOT, encoding: 'utf8' },
   );
-  if (result.status !== 0) fail(packed.name, `attw --profile esm-only failed (exit ${result.status ?? result.signal}):\n${result.stdout}${result.stderr}`);
+  if (result.status !== 0) fail(packed.name, `attw --profile node16 failed (exit ${result.status ?? result.signal}):\n${result.stdout}${result.stderr}`);
   return result.status === 0;
 }
 
@@ -206,7 +220,7 @@ try {
     const attwPassed = runAttw(packed);
     console.log(
       `  ${packed.name}@${packed.version}  ${kib(packed.bytes)} packed, ${packed.files.size} files;` +
-        ` publint: ${publintMessages === 0 ? 'clean' : `${publintMessages} message(s)`}; attw (esm-only): ${attwPassed ? 'no problems' : 'PROBLEMS'}`,
+        ` publint: ${publintMessages === 0 ? 'clean' : `${publintMessages} message(s)`}; attw (node16, CJS via require(esm)): ${attwPassed ? 'no problems' : 'PROBLEMS'}`,
     );
   }
   const client = packages.find((packed) => packed.name === '@leasehold/client');

@@ -178,14 +178,12 @@ const outputs = {
   'packages/protocol/src/generated/openapi.ts': types,
   'packages/protocol/src/generated/operations.ts': operationMetadata(bundled),
   'packages/protocol/src/generated/error-codes.ts': catalogue.module,
-  // The client's own copy until the client switches to @leasehold/protocol (then this line goes).
-  'packages/client/src/generated/openapi.ts': types,
   'packages/server/src/generated/zod.ts': zod,
   'packages/server/src/generated/openapi-document.ts': documentModule(bundle),
 };
 
 /** Outputs that moved into @leasehold/protocol: a copy left behind is stale. */
-const obsolete = ['packages/server/src/generated/openapi.ts', 'packages/server/src/generated/error-codes.ts', 'packages/msw/src/generated/openapi.ts'];
+const obsolete = ['packages/server/src/generated/openapi.ts', 'packages/server/src/generated/error-codes.ts', 'packages/msw/src/generated/openapi.ts', 'packages/client/src/generated/openapi.ts'];
 
 let stale = [];
 for (const file of obsolete) {

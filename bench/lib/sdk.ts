@@ -5,7 +5,9 @@
  */
 import { pathToFileURL } from 'node:url';
 import type { Dispatcher } from 'undici';
-import type { FetchLike, Leasehold, LeaseholdOptions, SpaceLease } from '../../packages/client/src/index.js';
+import type { Leasehold, LeaseholdOptions, SpaceLease } from '../../packages/client/src/index.js';
+
+type FetchLike = Leasehold.FetchLike;
 import { buildClientBundle } from './build.js';
 import { API_KEY, RUN_ID, SPACE_ID } from './fixtures.js';
 

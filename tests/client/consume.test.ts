@@ -4,7 +4,10 @@
  * The reference server on its manual clock, the client on fake timers.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { InvalidArgumentError, type ConsumeFailure, type Leasehold, type Message } from '../../packages/client/src/index.js';
+import { InvalidArgumentError, type Leasehold, type Wire } from '../../packages/client/src/index.js';
+
+type ConsumeFailure = Leasehold.ConsumeFailure;
+type Message = Wire.Message;
 import { advance, FAKE_TIMERS, startHarness, type Harness } from './harness.js';
 
 describe('consume with a failing handler', () => {

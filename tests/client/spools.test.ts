@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { GoneError, SpoolLease, type Leasehold, type Message } from '../../packages/client/src/index.js';
+import { GoneError, SpoolLease, type Leasehold, type Wire } from '../../packages/client/src/index.js';
+
+type Message = Wire.Message;
 import { advance, FAKE_TIMERS, MODES, startHarness, until, type Harness } from './harness.js';
 
 describe.each(MODES)('spools (%s)', (mode) => {

@@ -9,7 +9,6 @@ import {
   TaskLease,
   UnusableLeaseError,
   type Leasehold,
-  type TaskWorkContext,
 } from '../../packages/client/src/index.js';
 import { advance, FAKE_TIMERS, MODES, startHarness, type Harness } from './harness.js';
 
@@ -73,7 +72,7 @@ describe.each(MODES)('tasks (%s)', (mode) => {
     const seenCtx: { status?: string; etag?: string } = {};
     const value = await lh.tasks.work(
       task.id,
-      async (ctx: TaskWorkContext) => {
+      async (ctx: Leasehold.TaskWorkContext) => {
         seenCtx.status = ctx.task.status;
         seenCtx.etag = ctx.etag;
         expect(ctx.lease.signal.aborted).toBe(false);

@@ -5,7 +5,10 @@
 //       tsc under `moduleResolution: nodenext` and under `bundler`, without skipLibCheck;
 //   (b) compile it and run it against `leasehold-server` started from the installed package's bin
 //       (and against an in-process @leasehold/server, and through @leasehold/msw/dispatcher);
-//   (c) run its vitest suite, which mocks the API with @leasehold/msw.
+//   (c) run its vitest suite, which mocks the API with @leasehold/msw;
+//   (d) CommonJS: plain JS `require()` of every entry point (and `import()` beside it: one module
+//       instance, so `instanceof` holds), and a `module: nodenext` CommonJS TypeScript project
+//       (cjs/) type-checked, compiled and run.
 // It needs the npm registry (typescript, vitest, vite, msw and @types/node come from there, with
 // --prefer-offline) and fails, saying so, when npm cannot install. It builds the packages first
 // only when a dist/ is missing or older than its sources (`pnpm check` has just built them).
@@ -229,5 +232,20 @@ describe('the packed packages in a fresh npm project', () => {
     timings.vitest = result.ms;
     expect(result.code, tail(result.output)).toBe(0);
     expect(result.output).toMatch(/Tests\s+2 passed/);
+  }, 180_000);
+
+  it('CommonJS JavaScript: require() of client, server, msw and msw/dispatcher works, and instanceof agrees with import()', async () => {
+    const result = await run(process.execPath, ['cjs/require.js'], project, 60_000);
+    expect(result.code, result.output).toBe(0);
+    const report = JSON.parse(result.output.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(report).toEqual({ version: packed.find((pkg) => pkg.name === '@leasehold/client')!.version, sameModule: true, instanceofRequired: true, instanceofImported: true, handlers: 'function', dispatcher: 'function' });
+  }, 90_000);
+
+  it('a module: nodenext CommonJS TypeScript project type-checks, compiles to require() and runs', async () => {
+    const compile = await run(join(project, 'node_modules/.bin/tsc'), ['-p', 'cjs/tsconfig.json'], project, 120_000);
+    expect(unexpectedTscErrors(compile), compile.output).toEqual([]);
+    const result = await run(process.execPath, ['cjs/out/index.js'], project, 60_000);
+    expect(result.code, result.output).toBe(0);
+    expect(JSON.parse(result.output.trim().split('\n').at(-1)!)).toMatchObject({ fence: expect.any(Number), notFound: true, dispatcher: 'function' });
   }, 180_000);
 });

@@ -16,7 +16,7 @@ export async function rebuildReports(baseUrl: string, months: string[]) {
     // Waits its turn for the key, renews it in the background, releases it afterwards.
     await run.claim(`reports/${month}`).run(async (lease) => {
       lease.signal.throwIfAborted(); // long work passes lease.signal on, and stops when it aborts
-      fencedWrite(`reports/${month}`, lease.fence!, month.length * 100);
+      fencedWrite(`reports/${month}`, lease.fence, month.length * 100);
     });
   }
   await lh.close();

@@ -358,7 +358,8 @@ describe('secrets never leak', () => {
     };
     const clients: Leasehold[] = [];
     const client = (apiKey: string, baseUrl = http.url) => {
-      const lh = new Leasehold({ baseUrl, apiKey, logger: capture, maxRetries: 2, heartbeatTtlSeconds: 5, timeoutMs: 5_000 });
+      // Every level (`logLevel: 'debug'`): the secrets check scans every line the client can write.
+      const lh = new Leasehold({ baseUrl, apiKey, logger: capture, logLevel: 'debug', maxRetries: 2, heartbeatTtlSeconds: 5, timeoutMs: 5_000 });
       clients.push(lh);
       return lh;
     };

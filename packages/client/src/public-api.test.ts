@@ -4,7 +4,7 @@ import { AbortError, ClientClosedError, GoneError, InvalidArgumentError, Leaseho
 
 describe('public surface (runtime)', () => {
   it('re-exports every error class of the core', async () => {
-    const core = await import('./core/errors.js');
+    const core = await import('./core/errors/index.js');
     for (const [name, value] of Object.entries(core)) {
       if (typeof value === 'function' && /Error$/.test(name)) expect(sdk[name as keyof typeof sdk], name).toBe(value);
     }

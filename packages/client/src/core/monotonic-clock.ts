@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from './invalid-argument-error.js';
+import { InvalidArgumentError } from './errors/invalid-argument-error.js';
 /** A clock that never jumps: milliseconds since an arbitrary origin, only differences matter. */
 export interface MonotonicClock {
   /** Milliseconds since the clock's origin; never decreases. */

@@ -48,10 +48,7 @@ export interface RedactorOptions {
 /**
  * Masks secrets in text: the API key, every lease token the client has learned, and any
  * `Bearer …`, `lht_…`, `sl_…`, `lh_test_…`/`lh_live_…` or token-looking value.
- * @example
- * const redactor = new Redactor({ secrets: [apiKey] });
- * redactor.add(claim.token);
- * logger.warn(redactor.redact(`renew failed for ${claim.token}`)); // "renew failed for [REDACTED]"
+ * (Internal to the client: it shares one per client; the type appears in `ApiErrorInit`.)
  */
 export class Redactor {
   readonly #secrets = new Set<string>();

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { nodeBuiltin } from '../internal/node-builtins.js';
 
 /**
  * Replaced with package.json's `version` by tsup's `define` when the package is built
@@ -6,10 +6,11 @@ import { readFileSync } from 'node:fs';
  */
 declare const __LEASEHOLD_VERSION__: string | undefined;
 
-/** Running from source (vitest, tsx): read it from package.json, two levels above this file. */
+/** Running from source (vitest, tsx): read it from package.json, two levels above this file (Node only). */
 function versionFromPackageJson(): string {
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    const fs = nodeBuiltin<{ readFileSync(path: URL, encoding: 'utf8'): string }>('node:fs');
+    const pkg = JSON.parse(fs?.readFileSync(new URL('../../package.json', import.meta.url), 'utf8') ?? '{}') as { version?: unknown };
     return typeof pkg.version === 'string' ? pkg.version : '0.0.0-unknown';
   } catch {
     return '0.0.0-unknown';

@@ -1,5 +1,5 @@
-import { ClientClosedError } from '../closable-transport.js';
-import { AbortError } from '../core/connection-errors.js';
+import { ClientClosedError } from '../core/transport/client-closed-error.js';
+import { AbortError } from '../core/errors/connection-errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Lease } from './lease.js';
 

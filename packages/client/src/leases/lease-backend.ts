@@ -1,4 +1,5 @@
-import type { LeaseLostError } from '../core/errors.js';
+import type { CallOptions } from '../resources/call-options.js';
+import type { LeaseLostError } from '../core/errors/index.js';
 
 /** What one explicit renewal granted: its duration (`null`: never expires) and, if known, the server's new expiry. */
 export interface LeaseRenewal {
@@ -28,4 +29,58 @@ export interface LeaseBackend {
    * Without it the scheduler calls `release()`. @internal
    */
   releaseAbandoned?(): Promise<void>;
+}
+
+/** What every lease's backend needs from the client when the lease ends. */
+export interface LeaseEndings {
+  /** Call options of a release: normal while the client runs; one short attempt while it closes. */
+  releaseOptions(): CallOptions;
+  /**
+   * Forgets the stored idempotency key of the operation that created a lease, once it ended
+   * (released, completed, lost): a restart DURING the lease replays its acquire, a later one under
+   * the same `operationId` is a new operation. Never throws.
+   */
+  forgetOperation(operationId: string | undefined): Promise<void>;
+}
+
+/**
+ * The base of every kind's backend: a release settles the lease on the server and then forgets
+ * the operation key of its acquire (also when the settle fails); a loss forgets it too; a lease
+ * the client gave up on gets one settle attempt without retries. A kind implements `renew` and
+ * `settle` (and may react to a loss in `onLost`).
+ */
+export abstract class SettlingBackend implements LeaseBackend {
+  readonly #endings: LeaseEndings;
+  readonly #operationId: string | undefined;
+
+  constructor(endings: LeaseEndings, operationId: string | undefined) {
+    this.#endings = endings;
+    this.#operationId = operationId;
+  }
+
+  abstract renew(): Promise<LeaseRenewal>;
+
+  /** Ends the lease on the server (release, ack or nack) with these call options. */
+  protected abstract settle(options: CallOptions, observation?: unknown): Promise<void>;
+
+  /** A loss, after the key is forgotten (default: nothing more). */
+  protected onLost(_error: LeaseLostError): void {}
+
+  async release(observation?: unknown): Promise<void> {
+    try {
+      await this.settle(this.#endings.releaseOptions(), observation);
+    } finally {
+      await this.#endings.forgetOperation(this.#operationId);
+    }
+  }
+
+  /** One settle attempt (no retries) of a lease this client gave up on (the scheduler retries it after each heartbeat answer). */
+  async releaseAbandoned(): Promise<void> {
+    await this.settle({ maxRetries: 0 });
+  }
+
+  lost(error: LeaseLostError): void {
+    void this.#endings.forgetOperation(this.#operationId);
+    this.onLost(error);
+  }
 }

@@ -1,20 +1,25 @@
-import type { LeaseLostReason } from '../core/errors.js';
-import type { Lease } from './lease.js';
+import type { LeaseLostReason } from '../core/errors/index.js';
 import type { LeaseDeadline, LeaseTiming } from './lease-deadline.js';
 
 /** Internal: the key of a lease's control surface (for the scheduler, not for SDK users). */
 export const leaseControl: unique symbol = Symbol('leasehold.leaseControl');
 
+/** Internal: a lease as its scheduler handles it: its claim id and its control surface. */
+export interface ControlledLease {
+  readonly claimId: string;
+  readonly [leaseControl]: LeaseControl;
+}
+
 /** Internal: what the scheduler renewing a lease hears from it, and the timing it imposes. */
 export interface LeaseHooks {
   /** The scheduler's clock and margins; the lease computes its deadlines with them. */
   readonly timing: LeaseTiming;
-  /** The lease's deadline or term changed outside a heartbeat (an explicit renew). */
-  changed(lease: Lease): void;
+  /** The lease's deadline or term changed outside the scheduler's heartbeats (an explicit renew, or a raw `lh.heartbeat()`). */
+  changed(lease: ControlledLease, via: 'renew' | 'heartbeat'): void;
   /** The lease was lost (never called for a release). */
-  lost(lease: Lease, reason: LeaseLostReason): void;
+  lost(lease: ControlledLease, reason: LeaseLostReason): void;
   /** The lease was released by its holder: stop renewing it now. `done` settles with the server's answer. */
-  released(lease: Lease, done: Promise<void>): void;
+  released(lease: ControlledLease, done: Promise<void>): void;
 }
 
 /**

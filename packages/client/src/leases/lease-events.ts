@@ -1,4 +1,4 @@
-import type { LeaseLostError } from '../core/errors.js';
+import type { LeaseLostError } from '../core/errors/index.js';
 import type { RenewalSource } from './lease-control.js';
 
 /** Payload of a lease's `renewed` event. */

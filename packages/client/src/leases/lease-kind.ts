@@ -1,5 +1,7 @@
-/** What a lease guards: a key of a space, a task, or a spool message. */
-export type LeaseKind = 'space' | 'task' | 'spool';
+import type { LeaseKind } from '@leasehold/protocol';
+
+/** What a lease guards: a key of a space, a task, or a spool message (the protocol's `LeaseKind`). */
+export type { LeaseKind };
 
 /** Where a lease stands locally: held, waiting in a key's queue, lost, or released by this holder. */
 export type LeaseStatus = 'held' | 'queued' | 'lost' | 'released';

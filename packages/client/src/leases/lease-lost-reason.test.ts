@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ConflictError, GoneError, LeaseLostError, makeApiError } from '../core/errors.js';
+import { ApiError, ConflictError, GoneError, LeaseLostError } from '../core/errors/index.js';
 import { leaseLostReasonOf, toLeaseLostError } from './lease-lost-reason.js';
 import { apiError } from './test-kit.js';
+
+const makeApiError = ApiError.from;
 
 describe('leaseLostReasonOf', () => {
   const table: Array<{ given: unknown; want: ReturnType<typeof leaseLostReasonOf> }> = [

@@ -1,4 +1,4 @@
-import { LeaseLostError, type LeaseLostReason } from '../core/errors.js';
+import { LeaseLostError, type LeaseLostReason } from '../core/errors/index.js';
 
 /** 409 codes that say nothing about the lease being gone: still queued, or idempotency bookkeeping. */
 const NOT_A_LOSS_409 = new Set(['claim_queued', 'idempotency_in_flight', 'idempotency_key_reused']);

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LeaseLostError } from '../core/errors.js';
+import { LeaseLostError } from '../core/errors/index.js';
 import { apiError, deferred, FAKE_TIMERS, makeLease, setup } from './test-kit.js';
 
 beforeEach(() => {

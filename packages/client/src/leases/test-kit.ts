@@ -2,13 +2,13 @@ import { vi, type Mock } from 'vitest';
 import type { Logger } from '../core/logger.js';
 import { Lease, type LeaseInit } from './lease.js';
 import type { LeaseBackend, LeaseRenewal } from './lease-backend.js';
-import { RenewalScheduler } from './renewal-scheduler.js';
+import { RenewalScheduler } from './scheduler/renewal-scheduler.js';
 import type {
   HeartbeatBody,
   HeartbeatResponse,
   HeartbeatResult,
   RenewalSchedulerOptions,
-} from './renewal-scheduler-options.js';
+} from './scheduler/renewal-scheduler-options.js';
 
 /** Test-only helpers for the lease tests (not exported from the package). */
 

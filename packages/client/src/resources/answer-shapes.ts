@@ -1,3 +1,5 @@
+import type { ClientOperationId } from './operation-io.js';
+
 /**
  * What each operation's success answer must look like for the client to use it: the statuses it
  * answers and the fields the client reads. `request()` checks the answer with one of these and
@@ -125,3 +127,34 @@ export const receiveAnswer: AnswerShape = (answer) => {
 
 /** A spool-lease renew: any 2xx, with a valid timeout if it names one. */
 export const spoolRenewal: AnswerShape = (answer) => leaseTimeoutProblem(answer.headers, 'renew');
+
+/**
+ * The shape each operation's success answer is checked against, keyed by operationId: one entry
+ * per API operation of the spec (a new operation without one does not compile).
+ */
+export const answerShapes: Readonly<Record<ClientOperationId, AnswerShape>> = Object.freeze({
+  heartbeatClaims: heartbeatAnswer,
+  listSpaceClaims: claimList,
+  acquireSpaceClaim: claimGrant,
+  getSpaceClaim: claimRow,
+  renewSpaceClaim: claimRow,
+  releaseSpaceClaim: objectBody('release'),
+  cancelScope: objectBody('run cancel'),
+  listTasks: anySuccess,
+  createTask: taskAnswer([201]),
+  getTask: taskAnswer([200]),
+  updateTask: taskAnswer([200]),
+  addTaskNote: taskNote,
+  claimTask: taskClaimGrant,
+  renewTaskClaim: taskClaimRenewal,
+  releaseTaskClaim: objectBody('task claim release'),
+  completeTask: taskAnswer([200]),
+  createSpool: objectBody('spool create', [201]),
+  putQueue: objectBody('queue put', [200, 201]),
+  sendMessage: objectBody('send', [201]),
+  receiveMessage: receiveAnswer,
+  renewSpoolLease: spoolRenewal,
+  ackMessage: anySuccess,
+  nackMessage: anySuccess,
+  discardMessage: anySuccess,
+});

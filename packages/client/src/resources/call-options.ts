@@ -1,4 +1,4 @@
-import type { RequestOptions } from '../core/request-options.js';
+import type { RequestOptions } from '../core/request/request-options.js';
 
 /**
  * Per-call options every method accepts: a caller-chosen `idempotencyKey`, an `operationId`
