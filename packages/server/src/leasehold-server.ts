@@ -6,7 +6,8 @@ import { apiHandlers, controlHandlers } from './http/handlers/index.js';
 import { Pipeline } from './http/pipeline.js';
 import type { PlainRequest, PlainResponse } from './http/plain.js';
 import { servedSpec } from './http/served-spec.js';
-import { MemoryStore, type MaybePromise, type Store } from './store/index.js';
+import { MemoryStore } from './store/memory/memory-store.js';
+import type { MaybePromise, Store } from './store/operations.js';
 
 /** How to build a reference server. */
 export interface LeaseholdServerOptions<S extends Store = MemoryStore> {
