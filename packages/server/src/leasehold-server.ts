@@ -5,6 +5,8 @@ import { plainFromRequest, responseFromPlain } from './http/fetch.js';
 import { apiHandlers, controlHandlers } from './http/handlers/index.js';
 import { Pipeline } from './http/pipeline.js';
 import type { PlainRequest, PlainResponse } from './http/plain.js';
+import { landingPage } from './http/landing.js';
+import { pageAnswer, pageNotFound, redirectAnswer } from './http/pages.js';
 import { servedSpec } from './http/served-spec.js';
 import { MemoryStore } from './store/memory/memory-store.js';
 import type { MaybePromise, Store } from './store/operations.js';
@@ -41,10 +43,23 @@ export interface LeaseholdServerOptions<S extends Store = MemoryStore> {
   seed?: number;
   /** An HTML page served at `/docs` (the offline API reference). */
   docsHtml?: string | (() => string);
+  /**
+   * The files of the SDK reference (TypeDoc) served under `/docs/client/`: given a path beneath it
+   * (`index.html`, `classes/Leasehold.html`), its content type and text, or `undefined` (404).
+   */
+  clientDocs?: (path: string) => StaticFile | undefined;
   /** Waits real time for injected latency (override with fake timers in tests). */
   sleep?: (ms: number) => Promise<void>;
   /** Called with unexpected exceptions, which are answered as 500. */
   onInternalError?: (error: unknown) => void;
+}
+
+/** One file of a static site (the SDK reference). */
+export interface StaticFile {
+  /** Its `Content-Type`. */
+  readonly contentType: string;
+  /** Its text. */
+  readonly body: string;
 }
 
 /** The engine behind a memory store (`undefined` for a SQL store). */
@@ -83,6 +98,7 @@ export class LeaseholdServer<S extends Store = MemoryStore> {
     const faults = new FaultInjector(options.seed);
     this.control = new ServerControl(this.store, faults);
     const docs = options.docsHtml;
+    const clientDocs = options.clientDocs;
     this.pipeline = new Pipeline({
       store: this.store,
       control: this.control as ServerControl<Store>,
@@ -96,8 +112,16 @@ export class LeaseholdServer<S extends Store = MemoryStore> {
       onInternalError: options.onInternalError,
       staticRoutes: {
         '/openapi.json': ({ apiBaseUrl }) => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: servedSpec(apiBaseUrl) }),
+        '/': ({ mount }) => landingPage(mount),
         ...(docs === undefined ? {} : {
-          '/docs': () => ({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: typeof docs === 'string' ? docs : docs() }),
+          '/docs': () => pageAnswer('text/html; charset=utf-8', typeof docs === 'string' ? docs : docs()),
+        }),
+        ...(clientDocs === undefined ? {} : {
+          '/docs/client': () => redirectAnswer('client/'),
+          '/docs/client/*': ({ rest }) => {
+            const file = clientDocs(rest === '' ? 'index.html' : rest);
+            return file === undefined ? pageNotFound(`/docs/client/${rest}`) : pageAnswer(file.contentType, file.body);
+          },
         }),
       },
     });
