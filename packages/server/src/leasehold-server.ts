@@ -5,7 +5,7 @@ import { plainFromRequest, responseFromPlain } from './http/fetch.js';
 import { apiHandlers, controlHandlers } from './http/handlers/index.js';
 import { Pipeline } from './http/pipeline.js';
 import type { PlainRequest, PlainResponse } from './http/plain.js';
-import { landingPage } from './http/landing.js';
+import { LANDING_LINKS, landingPage } from './http/landing.js';
 import { pageAnswer, pageNotFound, redirectAnswer } from './http/pages.js';
 import { servedSpec } from './http/served-spec.js';
 import { MemoryStore } from './store/memory/memory-store.js';
@@ -99,6 +99,7 @@ export class LeaseholdServer<S extends Store = MemoryStore> {
     this.control = new ServerControl(this.store, faults);
     const docs = options.docsHtml;
     const clientDocs = options.clientDocs;
+    const landingLinks = LANDING_LINKS.filter((link) => link.requires === undefined || options[link.requires] !== undefined);
     this.pipeline = new Pipeline({
       store: this.store,
       control: this.control as ServerControl<Store>,
@@ -112,7 +113,7 @@ export class LeaseholdServer<S extends Store = MemoryStore> {
       onInternalError: options.onInternalError,
       staticRoutes: {
         '/openapi.json': ({ apiBaseUrl }) => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: servedSpec(apiBaseUrl) }),
-        '/': ({ mount }) => landingPage(mount),
+        '/': ({ mount }) => landingPage(mount, landingLinks),
         ...(docs === undefined ? {} : {
           '/docs': () => pageAnswer('text/html; charset=utf-8', typeof docs === 'string' ? docs : docs()),
         }),
