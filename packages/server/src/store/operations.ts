@@ -6,6 +6,7 @@ import type {
   EngineStats,
   HeartbeatRequest,
   HeartbeatResponse,
+  LeaseKind,
   RateDecision,
   SpaceClaims,
   Spools,
@@ -162,8 +163,29 @@ export interface Store {
   approximateNow(): number;
   /** Counts of leases, tombstones, messages and idempotency records. */
   stats(): MaybePromise<EngineStats>;
+  /** Whether the store can serve (`/readyz`): the database answers and its schema has every migration this build knows. */
+  ready(): MaybePromise<Readiness>;
+  /** Leases held now, by kind (for the `leasehold_leases_held` gauge; read at scrape time). */
+  heldByKind(): MaybePromise<Record<LeaseKind, number>>;
+  /** The connection pool's usage, when the store has a pool (PostgreSQL). */
+  poolUsage(): PoolUsage | undefined;
   /** Release the store's resources (pool, timers, embedded database); operations then fail. */
   close(): Promise<void>;
+}
+
+/** What `Store.ready()` answers: ready, or why not. */
+export type Readiness = { readonly ready: true; readonly detail: string } | { readonly ready: false; readonly reason: string };
+
+/** A connection pool's usage (`pg.Pool`'s `totalCount`, `idleCount`, `waitingCount`). */
+export interface PoolUsage {
+  /** Connections open (idle or checked out). */
+  readonly total: number;
+  /** Connections open and idle. */
+  readonly idle: number;
+  /** Checkouts waiting for a connection. */
+  readonly waiting: number;
+  /** The pool's maximum size. */
+  readonly max: number;
 }
 
 /** The memory store exposes its engine (the reference server's in-process levers use it). */

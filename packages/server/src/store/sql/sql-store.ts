@@ -4,6 +4,7 @@ import {
   type Credential,
   type EngineStats,
   type KeyConfig,
+  type LeaseKind,
   type RandomSource,
   type RateDecision,
 } from '../../engine/index.js';
@@ -13,6 +14,8 @@ import type {
   OperationOutcome,
   OperationRequest,
   Operations,
+  PoolUsage,
+  Readiness,
   Store,
   StoreControls,
 } from '../operations.js';
@@ -24,7 +27,7 @@ import { judgeKey, readKey, registerKeys, takeToken } from './credentials.js';
 import type { SqlDriver, SqlSession } from './driver.js';
 import { asUnavailable } from './failures.js';
 import { maintainStatistics } from './maintenance.js';
-import { migrate } from './migrate.js';
+import { knownMigrations, migrate } from './migrate.js';
 import { digest, one, type UnitContext } from './sql-support.js';
 import { sweepOnce } from './sweep.js';
 import { readStats } from './stats.js';
@@ -237,6 +240,42 @@ export class SqlStore implements Store {
   /** Counts of leases, tombstones, messages and idempotency records (one statement). */
   stats(): Promise<EngineStats> {
     return this.#guard(() => readStats(this.#driver));
+  }
+
+  /**
+   * Ready when the database answers and has applied every migration this build knows (one
+   * statement); a newer schema (a rolling upgrade's later build migrated first) is ready too.
+   */
+  async ready(): Promise<Readiness> {
+    let applied: Set<string>;
+    try {
+      const { rows } = await this.#driver.query<{ name: string }>('SELECT name FROM leasehold.schema_migrations');
+      applied = new Set(rows.map((row) => row.name));
+    } catch (error) {
+      return { ready: false, reason: `the database does not answer: ${(error as Error).message}` };
+    }
+    const known = knownMigrations();
+    const missing = known.filter((name) => !applied.has(name));
+    if (missing.length > 0) return { ready: false, reason: `migrations not applied: ${missing.join(', ')}` };
+    return { ready: true, detail: `${this.kind}, schema at ${known.at(-1) ?? 'none'}` };
+  }
+
+  /** Live leases by kind, at the database's now (one statement). */
+  heldByKind(): Promise<Record<LeaseKind, number>> {
+    return this.#guard(async () => {
+      const { rows } = await this.#driver.query<{ kind: LeaseKind; held: number }>(
+        `SELECT kind, count(*)::int AS held FROM leasehold.leases
+          WHERE status = 'held' AND (expires_at IS NULL OR expires_at > leasehold.now_ms()) GROUP BY kind`,
+      );
+      const held: Record<LeaseKind, number> = { space: 0, task: 0, spool: 0 };
+      for (const row of rows) held[row.kind] = row.held;
+      return held;
+    });
+  }
+
+  /** The pool's usage (PostgreSQL), else `undefined`. */
+  poolUsage(): PoolUsage | undefined {
+    return this.#driver.poolUsage?.();
   }
 
   /** One bounded sweep pass (see `sweepOnce`); answers whether more is due. */
