@@ -1,5 +1,6 @@
 import { ServerControl } from './control/server-control.js';
 import { ManualClock, RealClock, type Clock, type Engine, type KeyConfig, type RandomSource } from './engine/index.js';
+import { DeploymentFaults } from './http/deployment-faults.js';
 import { FaultInjector } from './http/faults.js';
 import { plainFromRequest, responseFromPlain } from './http/fetch.js';
 import { apiHandlers, controlHandlers } from './http/handlers/index.js';
@@ -93,7 +94,8 @@ export class LeaseholdServer<S extends Store = MemoryStore> {
   /** Builds a server; see `LeaseholdServerOptions`. */
   constructor(options: LeaseholdServerOptions<S> = {}) {
     this.store = options.store ?? (memoryStore(options) as Store as S);
-    const faults = new FaultInjector(options.seed);
+    const faultRules = this.store.faultRules;
+    const faults = faultRules === undefined ? new FaultInjector(options.seed) : new DeploymentFaults(faultRules, options.seed);
     this.control = new ServerControl(this.store, faults);
     const docs = options.docsHtml;
     this.metrics = options.metrics === true ? new ServerMetrics() : options.metrics === false ? undefined : options.metrics;

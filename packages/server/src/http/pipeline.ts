@@ -4,7 +4,7 @@ import type { MaybePromise, Store } from '../store/index.js';
 import { DROPPED, JSON_CONTENT_TYPE, JSON_HEADERS, type StoredAnswer } from './answer.js';
 import type { RequestContext, Target } from './context.js';
 import { errorAnswerOf } from './error-answer.js';
-import type { FaultInjector } from './faults.js';
+import type { Faults } from './faults.js';
 import type { ApiHandlers, ControlHandlers } from './handler.js';
 import type { PlainRequest, PlainResponse } from './plain.js';
 import type { RequestObserver } from './observer.js';
@@ -24,7 +24,7 @@ export type { MountedRequest, StaticRoutes } from './steps/route.js';
 export interface PipelineOptions {
   store: Store;
   control: ServerControl<Store>;
-  faults: FaultInjector;
+  faults: Faults;
   handlers: ApiHandlers;
   controls: ControlHandlers;
   /** The prefixes the API is mounted under (default `/` and `/api`; see `Mounts`). */

@@ -40,6 +40,8 @@ export class MemoryStore implements Store, EngineBacked {
   readonly engine: Engine;
   /** The test levers. */
   readonly controls: StoreControls;
+  /** None: the server's in-process fault injector is the whole deployment. */
+  readonly faultRules = undefined;
   readonly #ops: Operations;
 
   /** A store over a new engine (`options` as `Engine` takes them), or over `engine`. */

@@ -10,6 +10,7 @@ import {
 } from '../../engine/index.js';
 import type {
   ExecuteResult,
+  FaultRuleTable,
   MaybePromise,
   OperationOutcome,
   OperationRequest,
@@ -21,6 +22,7 @@ import type {
 } from '../operations.js';
 import { recordAddress } from './answer-seal.js';
 import { sqlControls } from './controls.js';
+import { sqlFaultRules } from './fault-rules.js';
 import { apiKeyOf, unknownKey } from '../../engine/credentials.js';
 import { CredentialCache } from './credential-cache.js';
 import { judgeKey, readKey, registerKeys, takeToken } from './credentials.js';
@@ -78,6 +80,8 @@ export class SqlStore implements Store {
   readonly kind: 'postgres' | 'pglite';
   /** The test levers (state in the database). */
   readonly controls: StoreControls;
+  /** Armed fault rules, in the database (every process sharing it sees them). */
+  readonly faultRules: FaultRuleTable;
   readonly #driver: SqlDriver;
   readonly #random: RandomSource;
   readonly #sweepBatch: number;
@@ -101,6 +105,13 @@ export class SqlStore implements Store {
       maxEntries: options.credentialCacheEntries ?? 10_000,
       now: options.cacheClock ?? (() => performance.now()),
     });
+    const faults = sqlFaultRules(driver);
+    this.faultRules = {
+      add: (rule, times) => this.#guard(() => faults.add(rule, times)),
+      clear: () => this.#guard(() => faults.clear()),
+      list: () => this.#guard(() => faults.list()),
+      hit: (ids) => this.#guard(() => faults.hit(ids)),
+    };
     this.controls = this.#wrapControls(
       sqlControls({ driver, unit: (fn) => this.#unit(fn), sweepAll: () => this.sweepAll() }),
     );
