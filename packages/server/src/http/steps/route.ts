@@ -1,3 +1,5 @@
+import type { MaybePromise } from '../../store/index.js';
+import type { StoredAnswer } from '../answer.js';
 import type { PlainResponse } from '../plain.js';
 import { HttpError } from '../http-error.js';
 import type { Router } from '../router.js';
@@ -10,7 +12,11 @@ export interface MountedRequest {
 }
 
 /** Non-API GET routes under each mount (`/openapi.json`, `/docs`), answered before routing. */
-export type StaticRoutes = Readonly<Record<string, (request: MountedRequest) => PlainResponse>>;
+export type StaticRoutes = Readonly<Record<string, (request: MountedRequest) => MaybePromise<PlainResponse>>>;
+
+function stored(plain: PlainResponse): StoredAnswer {
+  return { status: plain.status, headers: plain.headers, body: plain.body };
+}
 
 /** Answers a static route (GET or HEAD). */
 export function serveStatic(routes: StaticRoutes): Step {
@@ -19,7 +25,7 @@ export function serveStatic(routes: StaticRoutes): Step {
     const special = path === undefined ? undefined : routes[path];
     if (special === undefined || (ctx.request.method !== 'GET' && ctx.request.method !== 'HEAD')) return undefined;
     const plain = special({ apiBaseUrl: ctx.target.apiBaseUrl });
-    return { status: plain.status, headers: plain.headers, body: plain.body };
+    return plain instanceof Promise ? plain.then(stored) : stored(plain);
   };
 }
 
