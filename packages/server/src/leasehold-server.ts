@@ -1,8 +1,13 @@
 import { ServerControl } from './control/server-control.js';
 import { ManualClock, RealClock, type Clock, type Engine, type KeyConfig, type RandomSource } from './engine/index.js';
+import { DeploymentFaults } from './http/deployment-faults.js';
 import { FaultInjector } from './http/faults.js';
 import { plainFromRequest, responseFromPlain } from './http/fetch.js';
 import { apiHandlers, controlHandlers } from './http/handlers/index.js';
+import { metricsObserver } from './metrics/metrics-observer.js';
+import type { ServerMetrics } from './metrics/server-metrics.js';
+import { observeAll, type RequestObserver } from './http/observer.js';
+import { operationalRoutes } from './http/operational.js';
 import { Pipeline } from './http/pipeline.js';
 import type { PlainRequest, PlainResponse } from './http/plain.js';
 import { LANDING_LINKS, landingPage } from './http/landing.js';
@@ -52,6 +57,13 @@ export interface LeaseholdServerOptions<S extends Store = MemoryStore> {
   sleep?: (ms: number) => Promise<void>;
   /** Called with unexpected exceptions, which are answered as 500. */
   onInternalError?: (error: unknown) => void;
+  /**
+   * Prometheus metrics served at `/metrics` (docs/operating.md): a `ServerMetrics` (its registry
+   * is this server's; Node entry only, prom-client). Default: none (no per-request cost).
+   */
+  metrics?: ServerMetrics;
+  /** Sees every answer (e.g. the CLI's request log); with metrics, both see it. */
+  observer?: RequestObserver;
 }
 
 /** One file of a static site (the SDK reference). */
@@ -90,14 +102,20 @@ export class LeaseholdServer<S extends Store = MemoryStore> {
   readonly store: S;
   /** Test levers: clock, faults, cancellations, primary change, suspension, rate limits. */
   readonly control: ServerControl<S>;
+  /** The server's Prometheus metrics (`undefined` unless built with `metrics`). */
+  readonly metrics: ServerMetrics | undefined;
   private readonly pipeline: Pipeline;
+  #draining = false;
 
   /** Builds a server; see `LeaseholdServerOptions`. */
   constructor(options: LeaseholdServerOptions<S> = {}) {
     this.store = options.store ?? (memoryStore(options) as Store as S);
-    const faults = new FaultInjector(options.seed);
+    const faultRules = this.store.faultRules;
+    const faults = faultRules === undefined ? new FaultInjector(options.seed) : new DeploymentFaults(faultRules, options.seed);
     this.control = new ServerControl(this.store, faults);
     const docs = options.docsHtml;
+    this.metrics = options.metrics;
+    this.metrics?.attach(this.store);
     const clientDocs = options.clientDocs;
     const landingLinks = LANDING_LINKS.filter((link) => link.requires === undefined || options[link.requires] !== undefined);
     this.pipeline = new Pipeline({
@@ -111,7 +129,9 @@ export class LeaseholdServer<S extends Store = MemoryStore> {
       controlEnabled: options.control ?? false,
       sleep: options.sleep,
       onInternalError: options.onInternalError,
+      observer: observeAll([this.metrics === undefined ? undefined : metricsObserver(this.metrics), options.observer]),
       staticRoutes: {
+        ...operationalRoutes({ store: this.store, draining: () => this.#draining, metrics: this.metrics }),
         '/openapi.json': ({ apiBaseUrl }) => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: servedSpec(apiBaseUrl) }),
         '/': ({ mount }) => landingPage(mount, landingLinks),
         ...(docs === undefined ? {} : {
@@ -158,6 +178,20 @@ export class LeaseholdServer<S extends Store = MemoryStore> {
    */
   respond(request: PlainRequest): MaybePromise<PlainResponse> {
     return this.pipeline.respond(request);
+  }
+
+  /**
+   * Starts a graceful shutdown: `/readyz` answers 503 from now on, so load balancers stop
+   * sending new requests while the ones in flight finish (the CLI calls this on SIGTERM, waits
+   * `--shutdown-delay`, then closes its listener and the store).
+   */
+  drain(): void {
+    this.#draining = true;
+  }
+
+  /** True once `drain()` was called. */
+  get draining(): boolean {
+    return this.#draining;
   }
 
   /** Closes the store (its pool, sweep timer or embedded database); stop listeners first. */

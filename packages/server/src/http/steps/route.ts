@@ -1,3 +1,5 @@
+import type { MaybePromise } from '../../store/operations.js';
+import type { StoredAnswer } from '../answer.js';
 import type { PlainResponse } from '../plain.js';
 import { HttpError } from '../http-error.js';
 import type { Router } from '../router.js';
@@ -17,7 +19,11 @@ export interface MountedRequest {
  * Non-API GET routes under each mount (`/openapi.json`, `/docs`), answered before routing. A key
  * ending in `/*` is a prefix route: it answers every path beneath it (`/docs/client/*`).
  */
-export type StaticRoutes = Readonly<Record<string, (request: MountedRequest) => PlainResponse>>;
+export type StaticRoutes = Readonly<Record<string, (request: MountedRequest) => MaybePromise<PlainResponse>>>;
+
+function stored(plain: PlainResponse): StoredAnswer {
+  return { status: plain.status, headers: plain.headers, body: plain.body };
+}
 
 /** Answers a static route (GET or HEAD). */
 export function serveStatic(routes: StaticRoutes): Step {
@@ -37,7 +43,7 @@ export function serveStatic(routes: StaticRoutes): Step {
       rest = path.slice(prefixed.prefix.length);
     }
     const plain = special({ apiBaseUrl: ctx.target.apiBaseUrl, mount: mountOf(ctx.target.apiBaseUrl), rest });
-    return { status: plain.status, headers: plain.headers, body: plain.body };
+    return plain instanceof Promise ? plain.then(stored) : stored(plain);
   };
 }
 
