@@ -93,10 +93,11 @@ describe('the database down mid-traffic', () => {
     const byPhase = { up: [] as Exchange[], down: [] as Exchange[], back: [] as Exchange[] };
     const lane = async (n: number) => {
       for (let i = 0; phase !== 'done'; i++) {
-        const at = phase;
+        // The phase the write started in (the loop condition narrowed it: not 'done').
+        const at: keyof typeof byPhase = phase;
         const exchange = await write(origin, (n + i) % 3 === 0 ? 'task' : 'claim');
         exchanges.push(exchange);
-        if (at !== 'done') byPhase[at].push(exchange);
+        byPhase[at].push(exchange);
         if (exchange.status === 503) await new Promise((resolve) => setTimeout(resolve, 20));
       }
     };
