@@ -9,6 +9,7 @@ import {
 } from '../../engine/index.js';
 import { checkDetails } from '../../engine/engine.js';
 import type { Operations } from '../operations.js';
+import { countHeartbeat } from './activity.js';
 import { TOMBSTONE_MS, clockNow, type UnitContext } from './sql-support.js';
 
 interface AckRow {
@@ -156,6 +157,7 @@ export function sqlHeartbeat(unit: UnitContext): Operations['heartbeat'] {
     // session's) is answered lost, like the engine, so a stale id never fails the batch.
     const byId = new Map(acks.map((ack) => [ack.claimId, ack]));
     const results = named === undefined ? acks : named.map((claimId): HeartbeatResult => byId.get(claimId) ?? { claimId, status: 'lost' });
+    if (session !== null) await countHeartbeat(tx, request.credential.accountId, session, now);
     const response: HeartbeatResponse = { object: 'list', results };
     return response;
   };

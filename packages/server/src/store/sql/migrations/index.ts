@@ -4,6 +4,7 @@ import { oneRoundTrip } from './0002-one-round-trip.js';
 import { heartbeatIndexes } from './0003-heartbeat-indexes.js';
 import { claimFunctions } from './0004-claim-functions.js';
 import { spoolFunctions } from './0005-spool-functions.js';
+import { activity } from './0008-activity.js';
 
 /**
  * Every migration of the store, by name; applied in name order. A released migration is never
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '0003-heartbeat-indexes': heartbeatIndexes,
   '0004-claim-functions': claimFunctions,
   '0005-spool-functions': spoolFunctions,
+  '0008-activity': activity,
 };
