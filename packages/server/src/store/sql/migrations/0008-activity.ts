@@ -65,7 +65,7 @@ BEGIN
     RETURN NULL;
   END IF;
   IF NEW.status = 'held' THEN
-    PERFORM leasehold.record_lease_event(NEW, 'granted', NEW.acquired_at, NULL, false);
+    PERFORM leasehold.record_lease_event(NEW, 'granted', coalesce(NEW.acquired_at, leasehold.now_ms()), NULL, false);
   ELSIF NEW.status = 'released' THEN
     PERFORM leasehold.record_lease_event(NEW, 'released', coalesce(NEW.ended_at, leasehold.now_ms()), NULL, true);
   ELSIF NEW.status = 'lost' THEN
