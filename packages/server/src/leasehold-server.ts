@@ -1,5 +1,6 @@
 import { ServerControl } from './control/server-control.js';
 import { ManualClock, RealClock, type Clock, type Engine, type KeyConfig, type RandomSource } from './engine/index.js';
+import { consoleAnswer } from './http/console.js';
 import { FaultInjector } from './http/faults.js';
 import { plainFromRequest, responseFromPlain } from './http/fetch.js';
 import { apiHandlers, controlHandlers } from './http/handlers/index.js';
@@ -95,6 +96,7 @@ export class LeaseholdServer<S extends Store = MemoryStore> {
       onInternalError: options.onInternalError,
       staticRoutes: {
         '/openapi.json': ({ apiBaseUrl }) => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: servedSpec(apiBaseUrl) }),
+        '/console': consoleAnswer,
         ...(docs === undefined ? {} : {
           '/docs': () => ({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: typeof docs === 'string' ? docs : docs() }),
         }),
