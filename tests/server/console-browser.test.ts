@@ -64,6 +64,7 @@ describe(`the console (${TEST_STORE} store)`, () => {
       await expect.poll(() => row.locator('.countdown').textContent()).toMatch(/^(\d+\.\d s|\d+ min \d\d s)$/);
 
       const waiting = worker2.space(SPACE).run(SCOPE, { holder: 'worker-2' }).claim('reports/2026-11').acquire();
+      waiting.catch(() => undefined); // awaited below; a failure before that must not go unhandled
       const waiter = page.locator('tr[data-waiter]', { hasText: 'worker-2' });
       await waiter.waitFor({ timeout: 2_000 });
       expect(await waiter.locator('.position').textContent()).toBe('1');
@@ -73,8 +74,8 @@ describe(`the console (${TEST_STORE} store)`, () => {
       await chart.waitFor({ timeout: 2_000 });
       const before = await chart.getAttribute('data-points');
       for (let i = 0; i < 3; i++) await queue.send({ invoice: i });
-      await expect.poll(() => chart.getAttribute('data-points'), { timeout: 2_000 }).not.toBe(before);
-      expect((await chart.getAttribute('data-points'))?.split(',').at(-1)).toBe('3');
+      await expect.poll(async () => (await chart.getAttribute('data-points'))?.split(',').at(-1), { timeout: 2_000 }).toBe('3');
+      expect(await chart.getAttribute('data-points')).not.toBe(before);
       await expect.poll(() => page.locator('tr[data-queue="billing/invoices"] .depth').textContent(), { timeout: 2_000 }).toBe('3');
 
       await screenshot(page, 'console');

@@ -20,13 +20,15 @@ import {
   isFree,
   keyStateOf,
   leaveQueue,
-  queueIndexOf,
   unindexScope,
   type CancelledScope,
   type KeyState,
   type SpaceState,
 } from './space-state.js';
 import { requireStorableJson } from './json-value.js';
+import { heartbeatSpaceLease } from './space-claim-heartbeat.js';
+import { spaceLeaseOfToken } from './space-claim-tokens.js';
+import { lostError, notHeld, scopeCancelled } from './space-claim-errors.js';
 import { requireInt, requireString, requireUuid } from './validation.js';
 import { compareKeys, decodeCursor, encodeCursor, requireKey } from './space-keys.js';
 import {
@@ -145,7 +147,7 @@ export class SpaceClaims implements LeaseKindHandler {
   renew(params: KeyParams & { token: string; leaseSeconds?: number | undefined }): Claim {
     const now = this.#leases.sync();
     const leaseSeconds = requireInt(params.leaseSeconds, SPACE_LEASE_MIN_SECONDS, SPACE_LEASE_MAX_SECONDS, 'leaseSeconds', 30);
-    const lease = this.#byToken(params);
+    const lease = spaceLeaseOfToken(this.#leases, params);
     if (lease.status === 'queued') throw new EngineError('claim_queued', 'The claim is still waiting in the queue.', 'token');
     if (lease.status === 'lost') throw lostError(lease);
     if (lease.status !== 'held') throw notHeld();
@@ -158,7 +160,7 @@ export class SpaceClaims implements LeaseKindHandler {
   release(params: KeyParams & { token: string; observation?: unknown }): ReleasedClaim {
     const now = this.#leases.sync();
     const observation = requireStorableJson(params.observation ?? null, 'observation');
-    const lease = this.#byToken(params);
+    const lease = spaceLeaseOfToken(this.#leases, params);
     if (lease.released !== null) return releasedView(lease);
     if (lease.status === 'lost' && lease.lostReason !== 'scope_cancelled') throw lostError(lease);
     const state = lease.owner as KeyState;
@@ -236,25 +238,9 @@ export class SpaceClaims implements LeaseKindHandler {
     this.#dropSpaceIfEmpty(state.space);
   }
 
-  /**
-   * Lease-kind hook: heartbeat a held claim (extend) or a waiter (keep its place). An extension,
-   * never a cut: the expiry moves to now + `ttl` (clamped to 5–600 s) only when that is later
-   * than the current one, so a short `ttl` (the seed page's `{"ttl": 0}`) never shortens a lease
-   * the holder asked for. (Spool leases differ: their heartbeat resets, as their renew does.)
-   */
+  /** Lease-kind hook: heartbeat a held claim (extend, never cut) or a waiter (keep its place). */
   heartbeat(lease: LeaseRecord, ttlSeconds: number, now: number): HeartbeatResult {
-    const state = lease.owner as KeyState;
-    const seconds = Math.min(SPACE_LEASE_MAX_SECONDS, Math.max(SPACE_LEASE_MIN_SECONDS, ttlSeconds));
-    const extended = Math.round(now + seconds * 1000);
-    const current = lease.expiresAt;
-    const expiresAt = current !== null && current >= extended ? current : extended;
-    if (expiresAt === extended) this.#leases.setExpiry(lease, expiresAt);
-    if (lease.status === 'held') {
-      if (expiresAt === extended) lease.leaseSeconds = Math.round(seconds);
-      return { claimId: lease.claimId, status: 'held', expiresAt, queueDepth: state.queue.length };
-    }
-    const position = queueIndexOf(state.queue, lease) + 1;
-    return { claimId: lease.claimId, status: 'queued', expiresAt, position, queueDepth: state.queue.length };
+    return heartbeatSpaceLease(this.#leases, lease, ttlSeconds, now);
   }
 
   #grant(state: KeyState, lease: LeaseRecord, at: number): void {
@@ -318,36 +304,4 @@ export class SpaceClaims implements LeaseKindHandler {
     return this.spaceOf(caller.accountId, spaceId, create);
   }
 
-  #byToken(params: KeyParams & { token: string }): LeaseRecord {
-    const key = requireKey(params.key);
-    const spaceId = requireUuid(params.spaceId, 'spaceId');
-    if (!canSeeSpace(params.credential, spaceId)) throw new EngineError('space_not_found', 'No such space.', 'spaceId');
-    if (typeof params.token !== 'string' || params.token.length === 0) {
-      throw new EngineError('invalid_request', 'token is required.', 'token');
-    }
-    const lease = this.#leases.byToken('lht_', params.token);
-    if (
-      lease === undefined ||
-      lease.kind !== 'space' ||
-      lease.accountId !== params.credential.accountId ||
-      lease.spaceId !== spaceId ||
-      lease.key !== key
-    ) {
-      throw notHeld();
-    }
-    return lease;
-  }
-}
-
-function notHeld(): EngineError {
-  return new EngineError('claim_not_held', 'This token does not hold the key.', 'token');
-}
-
-function scopeCancelled(): EngineError {
-  return new EngineError('scope_cancelled', 'The run was cancelled.', 'scopeId');
-}
-
-function lostError(lease: LeaseRecord): EngineError {
-  if (lease.lostReason === 'scope_cancelled') return scopeCancelled();
-  return new EngineError('lease_expired', 'The lease expired; the key may have passed to someone else.', 'token');
 }

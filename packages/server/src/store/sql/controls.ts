@@ -4,7 +4,7 @@ import { requireIdentName, requireUuid } from '../../engine/validation.js';
 import type { SqlDriver, SqlSession } from './driver.js';
 import { updateCredential } from './credentials.js';
 import { cancelInSpace, settleKey } from './space-claims.js';
-import { discardIn, primaryChangeAt } from './spools.js';
+import { discardIn, primaryChangeAt } from './spool-levers.js';
 import { clockNow, one } from './sql-support.js';
 
 /** What the SQL controls need from their store: its driver, a unit runner and the sweep. */

@@ -1,25 +1,13 @@
-import { EngineError, MAX_QUEUES_PER_SPOOL, toUtc, type Caller, type Message, type Queue, type Spool } from '../../engine/index.js';
+import { EngineError, MAX_QUEUES_PER_SPOOL, toUtc, type Caller } from '../../engine/index.js';
 import { claimIdOfToken, mintToken, newClaimId } from '../../engine/lease-tokens.js';
 import { randomBase62 } from '../../engine/random.js';
 import { requireIdentName, requireInt } from '../../engine/validation.js';
 import type { SpoolOperations } from '../operations.js';
-import type { SqlSession } from './driver.js';
-import { clockNow, digest, jsonText, one, parseJson, type UnitContext } from './sql-support.js';
+import { discardIn } from './spool-levers.js';
+import { messageView, queueViews, spoolNotFound, spoolView, type MessageRow } from './spool-views.js';
+import { clockNow, digest, jsonText, one, type UnitContext } from './sql-support.js';
 
 const LEASE_FORMAT = /^[A-Za-z0-9_-]{16,256}$/;
-
-interface MessageRow {
-  message_id: number;
-  public_id: string;
-  handle: string;
-  spool: string;
-  queue: string;
-  body: string;
-  sent_at: number;
-  delivery_count: number;
-  claim_id: string | null;
-  fence: number | null;
-}
 
 /** What a one-statement spool operation found of its spool and queue. */
 interface QueueRow {
@@ -45,8 +33,6 @@ function refuseMissing(row: QueueRow | undefined): void {
 function staleToken(): EngineError {
   return new EngineError('stale_token', 'The lease no longer settles anything.', 'Spooler-Lease');
 }
-
-const MESSAGE_COLUMNS = `m.message_id, m.public_id, m.handle, m.spool, q.name AS queue, m.body, m.sent_at, m.delivery_count`;
 
 /**
  * Spools in SQL: a message's lease is a lease row; the message is receivable when it has no
@@ -249,118 +235,3 @@ export function sqlSpools(unit: UnitContext): SpoolOperations {
   };
 }
 
-/**
- * Discard a message by handle at `now` (the engine's `discardIn`): a live lease becomes a lost
- * tombstone (`discarded`, reported by the next heartbeat), an expired one is lost as `expired`.
- */
-export async function discardIn(
-  tx: SqlSession,
-  accountId: string,
-  spool: string,
-  handle: string,
-  now: number,
-): Promise<Message | undefined> {
-  const { rows } = await tx.query<MessageRow & { lease_id: number | null; live: boolean }>(
-    `SELECT ${MESSAGE_COLUMNS}, m.lease_id,
-            (l.lease_id IS NOT NULL AND (l.expires_at IS NULL OR l.expires_at > $4)) AS live,
-            l.claim_id, l.fence
-       FROM leasehold.messages m JOIN leasehold.queues q ON q.queue_id = m.queue_id
-       LEFT JOIN leasehold.leases l ON l.lease_id = m.lease_id
-      WHERE m.account_id = $1 AND m.spool = $2 AND m.handle = $3
-      FOR UPDATE OF m`,
-    [accountId, spool, handle, now],
-  );
-  const row = rows[0];
-  if (row === undefined) return undefined;
-  if (row.lease_id !== null) {
-    // Before the message goes: the lease event's trigger names the message's spool and queue.
-    await tx.query(
-      `UPDATE leasehold.leases
-          SET status = 'lost', lost_reason = CASE WHEN $2 THEN 'discarded' ELSE 'expired' END,
-              ended_at = CASE WHEN $2 THEN $1 ELSE expires_at END
-        WHERE lease_id = $3 AND status = 'held'`,
-      [now, row.live, row.lease_id],
-    );
-  }
-  // The queue's history counts the discard (the delete's trigger counts the removal).
-  await tx.query(
-    `WITH gone AS (DELETE FROM leasehold.messages WHERE message_id = $1 RETURNING queue_id)
-     INSERT INTO leasehold.queue_samples AS s (queue_id, bucket, discarded) SELECT queue_id, $2, 1 FROM gone
-     ON CONFLICT (queue_id, bucket) DO UPDATE SET discarded = s.discarded + 1`,
-    [row.message_id, Math.floor(now / 10_000)],
-  );
-  return messageView(row.live ? row : { ...row, claim_id: null, fence: null });
-}
-
-async function queueViews(tx: SqlSession, accountId: string, spool: string, now: number, name?: string): Promise<Queue[]> {
-  const { rows } = await tx.query<{ name: string; lease_timeout_seconds: number | null; depth: number; leased: number }>(
-    `SELECT q.name, q.lease_timeout_seconds,
-            (SELECT count(*)::int FROM leasehold.messages m
-              WHERE m.queue_id = q.queue_id
-                AND ((m.lease_id IS NULL AND m.visible_at <= $3) OR (m.lease_id IS NOT NULL AND m.lease_expires_at <= $3))) AS depth,
-            (SELECT count(*)::int FROM leasehold.messages m
-              WHERE m.queue_id = q.queue_id AND m.lease_id IS NOT NULL
-                AND (m.lease_expires_at IS NULL OR m.lease_expires_at > $3)) AS leased
-       FROM leasehold.queues q
-      WHERE q.account_id = $1 AND q.spool = $2 AND ($4::text IS NULL OR q.name = $4)
-      ORDER BY q.name COLLATE "C"`,
-    [accountId, spool, now, name ?? null],
-  );
-  return rows.map((row) => ({
-    object: 'queue',
-    spool,
-    name: row.name,
-    leaseTimeoutSeconds: row.lease_timeout_seconds,
-    depth: row.depth,
-    leased: row.leased,
-  }));
-}
-
-async function spoolView(tx: SqlSession, accountId: string, name: string, now: number): Promise<Spool> {
-  const { rows } = await tx.query<{ created_at: number }>('SELECT created_at FROM leasehold.spools WHERE account_id = $1 AND name = $2', [
-    accountId,
-    name,
-  ]);
-  return { object: 'spool', name, queues: await queueViews(tx, accountId, name, now), createdAt: toUtc(one(rows).created_at) };
-}
-
-function messageView(row: MessageRow): Message {
-  const view: Message = {
-    object: 'message',
-    id: row.public_id,
-    handle: row.handle,
-    spool: row.spool,
-    queue: row.queue,
-    body: parseJson(row.body),
-    sentAt: toUtc(row.sent_at),
-    deliveryCount: row.delivery_count,
-  };
-  if (row.claim_id !== null && row.fence !== null) {
-    view.claimId = row.claim_id;
-    view.fence = row.fence;
-  }
-  return view;
-}
-
-function spoolNotFound(): EngineError {
-  return new EngineError('spool_not_found', 'No such spool.', 'spool');
-}
-
-/** Make every outstanding spool lease stale (a primary change) at `now`; answers how many. */
-export async function primaryChangeAt(tx: SqlSession, now: number): Promise<number> {
-  const { rows } = await tx.query<{ n: number }>(
-    `WITH lost AS (
-       UPDATE leasehold.leases SET status = 'lost', lost_reason = 'primary_change', ended_at = $1
-        WHERE kind = 'spool' AND status = 'held' AND (expires_at IS NULL OR expires_at > $1)
-       RETURNING lease_id, message_id
-     ), back AS (
-       UPDATE leasehold.messages m SET lease_id = NULL, lease_expires_at = NULL, visible_at = $1
-         FROM lost WHERE m.message_id = lost.message_id AND m.lease_id = lost.lease_id
-     )
-     SELECT count(*)::int AS n FROM lost`,
-    [now],
-  );
-  return one(rows).n;
-}
-
-export { clockNow };

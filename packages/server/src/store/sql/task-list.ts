@@ -1,7 +1,7 @@
 import type { Caller, TaskList, TaskStatus } from '../../engine/index.js';
 import { TaskPage, taskListQuery } from '../../engine/task-list.js';
 import type { SqlSession } from './driver.js';
-import { taskView } from './tasks.js';
+import { taskView } from './task-view.js';
 
 /**
  * `GET /v1/tasks` in SQL, the engine's page rule (`taskListQuery`, `TaskPage`): one keyset
