@@ -48,8 +48,8 @@ describe(`the console (${TEST_STORE} store)`, () => {
     const h = await startServer();
     await h.createQueue('billing', 'invoices', 30);
     const { page, offMachine } = await localPage();
-    const worker1 = new Leasehold({ baseUrl: h.origin, apiKey: ADMIN, holderSession: 'sess-worker-1' });
-    const worker2 = new Leasehold({ baseUrl: h.origin, apiKey: ADMIN, holderSession: 'sess-worker-2' });
+    const worker1 = new Leasehold({ baseUrl: h.origin, apiKey: ADMIN });
+    const worker2 = new Leasehold({ baseUrl: h.origin, apiKey: ADMIN });
     try {
       await page.goto(`${h.origin}/console`);
       await page.getByLabel('API key').fill(ADMIN);
@@ -57,7 +57,7 @@ describe(`the console (${TEST_STORE} store)`, () => {
       await page.getByRole('heading', { name: 'Spaces and claims' }).waitFor();
 
       const claims = worker1.space(SPACE).run(SCOPE, { holder: 'worker-1' });
-      const held = await claims.claim('reports/2026-11').acquire({ leaseSeconds: 60 });
+      const held = await claims.claim('reports/2026-11').acquire();
       const row = page.locator(`tr[data-claim="${held.claimId}"]`);
       await row.waitFor({ timeout: 2_000 });
       await expect.poll(() => row.locator('.holder').textContent()).toBe('worker-1');
