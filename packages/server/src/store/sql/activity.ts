@@ -2,7 +2,6 @@ import {
   EngineError,
   MAX_LOST_SHOWN,
   SAMPLE_COUNT,
-  SAMPLE_MS,
   TOMBSTONE_MS,
   bucketOf,
   canSeeSpace,
@@ -272,13 +271,4 @@ export function sqlActivity(unit: UnitContext): ActivityOperations {
       return { object: 'list', data, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last.holderSession) : null };
     },
   };
-}
-
-/** Count one batch heartbeat of `session` at `now` (its 10-second bucket). */
-export async function countHeartbeat(tx: SqlSession, accountId: string, session: string, now: number): Promise<void> {
-  await tx.query(
-    `INSERT INTO leasehold.session_heartbeats AS s (account_id, holder_session, bucket, beats, last_at) VALUES ($1, $2, $3, 1, $4)
-     ON CONFLICT (account_id, holder_session, bucket) DO UPDATE SET beats = s.beats + 1, last_at = greatest(s.last_at, $4)`,
-    [accountId, session, Math.floor(now / SAMPLE_MS), now],
-  );
 }
