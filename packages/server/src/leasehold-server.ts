@@ -1,6 +1,7 @@
 import { ServerControl } from './control/server-control.js';
 import { ManualClock, RealClock, type Clock, type Engine, type KeyConfig, type RandomSource } from './engine/index.js';
 import { DeploymentFaults } from './http/deployment-faults.js';
+import { consoleAnswer } from './http/console.js';
 import { FaultInjector } from './http/faults.js';
 import { plainFromRequest, responseFromPlain } from './http/fetch.js';
 import { apiHandlers, controlHandlers } from './http/handlers/index.js';
@@ -133,6 +134,7 @@ export class LeaseholdServer<S extends Store = MemoryStore> {
         ...operationalRoutes({ store: this.store, draining: () => this.#draining, metrics: this.metrics }),
         '/openapi.json': ({ apiBaseUrl }) => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: servedSpec(apiBaseUrl) }),
         '/': ({ mount }) => landingPage(mount),
+        '/console': consoleAnswer,
         ...(docs === undefined ? {} : {
           '/docs': () => pageAnswer('text/html; charset=utf-8', typeof docs === 'string' ? docs : docs()),
         }),
