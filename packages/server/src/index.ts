@@ -1,5 +1,5 @@
 /** The reference server (a Fetch app over a store) and its options. */
-export { LeaseholdServer, createLeaseholdServer, type EngineOf, type LeaseholdServerOptions } from './leasehold-server.js';
+export { LeaseholdServer, createLeaseholdServer, type EngineOf, type LeaseholdServerOptions, type StaticFile } from './leasehold-server.js';
 /** The in-process test levers (`server.control`). */
 export { ServerControl, type Lever } from './control/server-control.js';
 /** Fault rules, as the spec's `FaultRule` and `Fault` schemas. */

@@ -1,6 +1,7 @@
 import type { EngineStats, CredentialUpdate } from '../engine/index.js';
 import type { Fault, FaultRule, Faults } from '../http/faults.js';
-import type { MemoryStore, MaybePromise, Store } from '../store/index.js';
+import type { MemoryStore } from '../store/memory/memory-store.js';
+import type { MaybePromise, Store } from '../store/operations.js';
 
 /**
  * What a lever answers on store `S`: the value itself on the memory store (it answers

@@ -1,6 +1,6 @@
 import type { ErrorFields } from '@leasehold/protocol';
 import { EngineError } from '../engine/index.js';
-import { ClockNotManualError, StoreUnavailableError } from '../store/index.js';
+import { ClockNotManualError, StoreUnavailableError } from '../store/errors.js';
 import { JSON_HEADERS, type StoredAnswer } from './answer.js';
 import { InvalidFaultRuleError } from './faults.js';
 import { HttpError } from './http-error.js';

@@ -1,6 +1,6 @@
 import { errorEnvelope, Mounts } from '@leasehold/protocol';
 import type { ServerControl } from '../control/server-control.js';
-import type { MaybePromise, Store } from '../store/index.js';
+import type { MaybePromise, Store } from '../store/operations.js';
 import { DROPPED, JSON_CONTENT_TYPE, JSON_HEADERS, type StoredAnswer } from './answer.js';
 import type { RequestContext, Target } from './context.js';
 import { errorAnswerOf } from './error-answer.js';

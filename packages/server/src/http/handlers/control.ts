@@ -1,5 +1,5 @@
 import type { ServerControl } from '../../control/server-control.js';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../store/operations.js';
 import type { ControlHandlers } from '../handler.js';
 import { mapMaybe } from '../maybe.js';
 
