@@ -130,6 +130,27 @@ module.exports = {
       from: { path: '^packages/client/src/browser\\.ts$' },
       to: { path: '(^|/)node_modules/undici/|^node:|^(fs|path|crypto|events|module)$|^packages/client/src/(client/node-platform|client/leasehold\\.ts$|core/transport/undici-transport|core/transport/attempt-timer|core/idempotency/(file-idempotency-store|entry-file))', reachable: true },
     },
+    {
+      name: 'server-browser-entry-is-browser-safe',
+      severity: 'error',
+      comment: 'Nothing the server\'s browser entry reaches (engine, http, memory store, controls) imports a node: module, an adapter or a SQL store.',
+      from: { path: `${server}browser\\.ts$` },
+      to: { path: `^node:|^(fs|path|crypto|http|net|stream|child_process|util)$|(^|/)node_modules/(pg|@electric-sql|kysely)/|${server}(adapters|store/sql)/|${server}store/(index|open-store)\\.ts$`, reachable: true },
+    },
+    {
+      name: 'engine-and-http-use-web-apis',
+      severity: 'error',
+      comment: 'The engine, the HTTP pipeline, the memory store and the controls use Web APIs only (Web Crypto, TextEncoder): no node: module.',
+      from: { path: `${server}(engine|http|control|store/memory)/`, pathNot: '\\.test\\.ts$' },
+      to: { path: '^node:|^(fs|path|crypto|http|net|stream|child_process|util)$' },
+    },
+    {
+      name: 'msw-root-entry-is-browser-safe',
+      severity: 'error',
+      comment: '@leasehold/msw\'s root entry runs under setupWorker: none of its modules imports a node: module or undici (only ./dispatcher is Node-only; the server it imports resolves to its browser entry there).',
+      from: { path: '^packages/msw/src/(?!dispatcher)', pathNot: '\\.test\\.ts$|/test-kit\\.ts$' },
+      to: { path: '^node:|^(fs|path|crypto|http|net|stream|child_process|util)$|(^|/)node_modules/undici/|^packages/msw/src/dispatcher' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -5,12 +5,17 @@ const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 /**
  * The store matrix (docs/architecture.md, "One behaviour, one test suite"): every suite runs on
- * the memory store; the HTTP server suites also run on PostgreSQL (a database per server in the
- * run's throwaway cluster) and their heartbeat suite on PGlite (the same SQL code path through
- * the embedded driver, whose other semantics tests/store checks domain by domain).
+ * the memory store; the suites that talk to a server through its HTTP app also run on PostgreSQL
+ * (a database per server, cloned from a migrated template in the run's throwaway cluster) and on
+ * PGlite (instances loaded once per worker from a migrated template and emptied between servers,
+ * tests/support/pglite-template.ts). Left out of the store projects: suites that never open a
+ * store of the matrix (tests/server/cli.test.ts spawns the CLI on its default store; `--store`
+ * has its own suite, tests/store/cli-store.test.ts).
  */
-const SERVER_SUITES = ['tests/server/**/*.test.ts'];
-const PGLITE_SUITES = ['tests/server/heartbeat.test.ts'];
+const STORE_SUITES = ['tests/server/**/*.test.ts', 'tests/reliability/{bad-input,ghost-restart,hygiene}.test.ts'];
+const NOT_ON_STORES = ['tests/server/cli.test.ts'];
+
+const EXCLUDE = ['**/node_modules/**', '**/dist/**'];
 
 export default defineConfig({
   resolve: {
@@ -25,7 +30,7 @@ export default defineConfig({
     ],
   },
   test: {
-    exclude: ['**/node_modules/**', '**/dist/**'],
+    exclude: EXCLUDE,
     testTimeout: 20_000,
     // One throwaway PostgreSQL cluster per run for the store suites (tests/support/postgres-cluster.ts).
     globalSetup: ['tests/support/postgres-global-setup.ts'],
@@ -41,8 +46,14 @@ export default defineConfig({
           env: { LEASEHOLD_TEST_STORE: 'memory' },
         },
       },
-      { extends: true, test: { name: 'postgres', include: SERVER_SUITES, env: { LEASEHOLD_TEST_STORE: 'postgres' } } },
-      { extends: true, test: { name: 'pglite', include: PGLITE_SUITES, env: { LEASEHOLD_TEST_STORE: 'pglite' } } },
+      {
+        extends: true,
+        test: { name: 'postgres', include: STORE_SUITES, exclude: [...EXCLUDE, ...NOT_ON_STORES], env: { LEASEHOLD_TEST_STORE: 'postgres' } },
+      },
+      {
+        extends: true,
+        test: { name: 'pglite', include: STORE_SUITES, exclude: [...EXCLUDE, ...NOT_ON_STORES], env: { LEASEHOLD_TEST_STORE: 'pglite' } },
+      },
     ],
   },
 });

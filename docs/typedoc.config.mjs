@@ -1,15 +1,23 @@
-// TypeDoc configuration for the SDK reference (`pnpm docs:client` → docs/client/, not committed).
-// Paths are relative to this file. Documents the public surface of @leasehold/client: exactly
-// what packages/client/src/index.ts exports.
+// TypeDoc configuration for the SDK reference (`pnpm docs:client` → docs/client/, not committed;
+// the server's build copies it into packages/server/dist/docs/client/, which the reference server
+// serves at /docs/client/). Paths are relative to this file. Documents the public surface of
+// @leasehold/client (exactly what packages/client/src/index.ts exports) and of @leasehold/msw,
+// grouped by purpose (docs/typedoc-groups.mjs), under the intro page docs/client-intro.md.
 import { OptionDefaults } from 'typedoc';
 
 /** @type {Partial<import('typedoc').TypeDocOptions>} */
 export default {
-  name: '@leasehold/client',
-  entryPoints: ['../packages/client/src/index.ts'],
-  tsconfig: '../packages/client/tsconfig.json',
+  name: 'Leasehold SDK',
+  entryPoints: ['../packages/client/src/index.ts', '../packages/msw/src/index.ts'],
+  tsconfig: 'tsconfig.typedoc.json',
   out: 'client',
-  readme: 'none',
+  readme: 'client-intro.md',
+  plugin: ['./typedoc-groups.mjs'],
+  groupOrder: ['Client', 'Handles and leases', 'Errors', 'Stores', 'Testing', '*'],
+  navigation: { includeGroups: true },
+  // The HTTP API reference beside it (the server serves this site at /docs/client/ and that one
+  // at /docs; scripts/docs.mjs turns this placeholder URL into a relative link on every page).
+  navigationLinks: { 'API reference (HTTP)': 'https://leasehold.invalid/api-reference' },
   excludePrivate: true,
   excludeInternal: true,
   excludeExternals: true,

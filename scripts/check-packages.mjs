@@ -5,7 +5,8 @@
 //     needs and no others, exports/main/types/bin pointing at files that ship, license, engines,
 //     description, keywords, sideEffects (no repository field until the project has a public remote);
 //   - the files: only dist/, README.md, LICENSE and package.json; no tests, sources, source maps;
-//     the server's offline API reference (dist/docs/index.html) and its embedded OpenAPI document;
+//     the server's offline API reference (dist/docs/index.html), its SDK reference (dist/docs/client/,
+//     TypeDoc) and its embedded OpenAPI document;
 //   - every bare import in the shipped JS is a Node builtin or a declared dependency/peer (so
 //     nothing is missing at runtime and no devDependency such as zod was bundled into the client);
 //   - publint (strict: suggestions and warnings fail too) and @arethetypeswrong/cli
@@ -34,7 +35,7 @@ const EXPECTED = {
 };
 const DEPENDENCY_FIELDS = ['dependencies', 'peerDependencies', 'optionalDependencies', 'devDependencies'];
 const UNRESOLVED_RANGE = /^(workspace|catalog|link|file|portal):/;
-const ALLOWED_FILE = /^(package\.json|README\.md|LICENSE|dist\/[^/]+\.(js|d\.ts)|dist\/docs\/index\.html)$/;
+const ALLOWED_FILE = /^(package\.json|README\.md|LICENSE|dist\/[^/]+\.(js|d\.ts)|dist\/docs\/index\.html|dist\/docs\/client\/[\w./-]+\.(html|js|css|svg))$/;
 
 const args = process.argv.slice(2);
 const skipBuild = args.includes('--skip-build');
@@ -121,7 +122,7 @@ function checkManifest(packed, manifest) {
 function checkFiles(packed, manifest) {
   const name = packed.name;
   for (const path of packed.files.keys()) {
-    if (!ALLOWED_FILE.test(path)) fail(name, `ships ${path} (only dist/*.js, dist/*.d.ts, the server's dist/docs/index.html, README.md, LICENSE and package.json belong in it)`);
+    if (!ALLOWED_FILE.test(path)) fail(name, `ships ${path} (only dist/*.js, dist/*.d.ts, the server's dist/docs/index.html and dist/docs/client/, README.md, LICENSE and package.json belong in it)`);
   }
   const readme = packed.files.get('README.md')?.data.toString('utf8');
   if (!readme) fail(name, 'ships no README.md');
@@ -135,7 +136,8 @@ function checkFiles(packed, manifest) {
 
   const allowed = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
   for (const [path, file] of packed.files) {
-    if (!path.endsWith('.js')) continue;
+    // The docs sites' scripts run in the browser that opens them, not in Node: no imports to check.
+    if (!path.endsWith('.js') || path.startsWith('dist/docs/')) continue;
     for (const specifier of importSpecifiers(file.data.toString('utf8'))) {
       if (specifier.startsWith('.')) {
         const target = posix.normalize(posix.join(posix.dirname(path), specifier));
@@ -156,8 +158,11 @@ function checkServerContents(packed) {
   const docs = packed.files.get('dist/docs/index.html')?.data.toString('utf8');
   if (!docs) fail(name, 'ships no dist/docs/index.html (the offline API reference the CLI serves at /docs)');
   else if (!docs.includes('<div id="redoc">')) fail(name, 'dist/docs/index.html is not the Redoc page');
+  const sdk = packed.files.get('dist/docs/client/index.html')?.data.toString('utf8');
+  if (!sdk) fail(name, 'ships no dist/docs/client/index.html (the SDK reference the CLI serves at /docs/client/)');
+  else if (!sdk.includes('Leasehold SDK reference')) fail(name, 'dist/docs/client/index.html is not the SDK reference');
   const spec = JSON.parse(readFileSync(join(ROOT, 'spec/dist/openapi.json'), 'utf8'));
-  const js = [...packed.files].filter(([path]) => path.endsWith('.js')).map(([, file]) => file.data.toString('utf8')).join('\n');
+  const js = [...packed.files].filter(([path]) => path.endsWith('.js') && !path.startsWith('dist/docs/')).map(([, file]) => file.data.toString('utf8')).join('\n');
   const operations = Object.values(spec.paths).flatMap((item) => Object.values(item).map((op) => op.operationId).filter(Boolean));
   const missing = operations.filter((id) => !js.includes(`"${id}"`));
   if (!js.includes(JSON.stringify(spec.info.title)) || missing.length > 0) {

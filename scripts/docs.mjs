@@ -9,14 +9,19 @@
 //                        script, style, font or image. Also copied to packages/server/dist/docs/index.html when that package is
 //                        built, so a packed @leasehold/server carries it. The reference server
 //                        serves it at /docs.
-//   docs/client/         the TypeDoc reference of @leasehold/client's public surface
-//                        (packages/client/src/index.ts; config in docs/typedoc.config.mjs).
+//   docs/client/         the SDK reference (TypeDoc) of @leasehold/client and @leasehold/msw, grouped,
+//                        with docs/client-intro.md as its first page (config in docs/typedoc.config.mjs).
+//                        Its link to the API reference becomes relative (../../docs from /docs/client/),
+//                        every page gets the reference server's Content-Security-Policy, and the site
+//                        is copied to packages/server/dist/docs/client/ when that package is built
+//                        (the server's build runs this script), so a packed @leasehold/server carries
+//                        it. The reference server serves it at /docs/client/.
 // Usage: node scripts/docs.mjs [--api] [--client] [--strict]   (no --api/--client: both;
 // --strict: any TypeDoc warning fails the build)
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -121,13 +126,52 @@ function buildApiReference() {
   }
 }
 
+const CLIENT_OUT = 'docs/client';
+const SERVER_DIST_CLIENT = 'packages/server/dist/docs/client';
+/** The URL docs/typedoc.config.mjs and docs/client-intro.md use for the API reference. */
+const API_REFERENCE_PLACEHOLDER = 'https://leasehold.invalid/api-reference';
+/** The policy of docs/api-template.hbs (and the reference server's PAGE_CSP header). */
+function apiCsp() {
+  const policy = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(readFileSync(join(root, TEMPLATE), 'utf8'))?.[1];
+  if (policy === undefined) throw new DocsError(`${TEMPLATE} has no Content-Security-Policy`);
+  return policy;
+}
+
+function htmlFiles(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.html'))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+/** Relative API-reference links and the page CSP on every page of the TypeDoc site in `dir`. */
+function finishClientReference(dir) {
+  const csp = `<meta http-equiv="Content-Security-Policy" content="${apiCsp()}"/>`;
+  for (const file of htmlFiles(dir)) {
+    const depth = relative(dir, file).split(sep).length - 1;
+    // From <mount>/docs/client/<depth dirs>/page.html up to <mount>/, then docs.
+    const toApi = `${'../'.repeat(depth + 2)}docs`;
+    let html = readFileSync(file, 'utf8').split(API_REFERENCE_PLACEHOLDER).join(toApi);
+    if (!html.includes('http-equiv="Content-Security-Policy"')) html = html.replace('<head>', `<head>${csp}`);
+    const remote = remoteResources(html);
+    if (remote.length > 0) throw new DocsError(`${relative(root, file)} would load resources from the network:\n  ${remote.join('\n  ')}`);
+    writeFileSync(file, html);
+  }
+}
+
 function buildClientReference() {
   const started = performance.now();
   const typedocArgs = ['--options', 'docs/typedoc.config.mjs', ...(strict ? ['--treatWarningsAsErrors'] : [])];
   const result = spawnSync(join(root, 'node_modules/.bin/typedoc'), typedocArgs, { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) throw new DocsError(`typedoc failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`})`);
+  finishClientReference(join(root, CLIENT_OUT));
+  const written = [`${CLIENT_OUT}/`];
+  if (existsSync(join(root, 'packages/server/dist'))) {
+    rmSync(join(root, SERVER_DIST_CLIENT), { recursive: true, force: true });
+    cpSync(join(root, CLIENT_OUT), join(root, SERVER_DIST_CLIENT), { recursive: true });
+    written.push(`${SERVER_DIST_CLIENT}/`);
+  }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  console.log(`docs: wrote docs/client/ in ${seconds} s`);
+  console.log(`docs: wrote ${written.join(' and ')} in ${seconds} s`);
 }
 
 try {

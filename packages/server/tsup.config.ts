@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/cli.ts'],
+  entry: ['src/index.ts', 'src/browser.ts', 'src/cli.ts'],
   format: ['esm'],
   // Types for the library entry only: the CLI (the `leasehold-server` bin) is not imported.
   // Its declaration types are inlined: resolved to its sources (not through node_modules, which

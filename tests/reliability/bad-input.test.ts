@@ -12,7 +12,9 @@ import { connect } from 'node:net';
 import { request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createLeaseholdServer, DEFAULT_KEYS, listen, type LeaseholdServer, type NodeListener } from '../../packages/server/src/index.js';
+import { DEFAULT_KEYS, listen, type LeaseholdServer, type NodeListener, type Store } from '../../packages/server/src/index.js';
+import { createMatrixServer, disposeMatrixServer, disposeMatrixServers } from '../support/matrix-server.js';
+import { TEST_STORE } from '../support/test-store.js';
 import { contractProblems } from '../support/response-contract.js';
 import { envelopeProblems, envelopeTypeFor } from './support/envelope.js';
 import { mutationsFor, nestedJson, STANDING_KEYS, STORED_JSON, type Mutation } from './support/mutations.js';
@@ -147,13 +149,13 @@ async function checkOne(world: World, c: Case, send: (call: PlainCall) => Promis
 }
 
 describe('bad input', () => {
-  let server: LeaseholdServer;
+  let server: LeaseholdServer<Store>;
   let world: World;
   let listener: NodeListener;
   const internalErrors: unknown[] = [];
 
   beforeAll(async () => {
-    server = createLeaseholdServer({
+    server = await createMatrixServer({
       clock: 'manual',
       keys: [
         ...DEFAULT_KEYS,
@@ -163,35 +165,38 @@ describe('bad input', () => {
       ],
       onInternalError: (error) => internalErrors.push(error),
     });
-    server.control.suspendAccount('acct_suspended');
+    await server.control.suspendAccount('acct_suspended');
     world = await buildWorld(server, 'lh_test_admin');
     listener = await listen(server, { port: 0 });
   });
 
   afterAll(async () => {
     await listener?.close();
+    await disposeMatrixServers();
   });
 
   it('the valid request of every operation succeeds (so each malformed one is refused for its malformation)', async () => {
     // On a throwaway server: these valid requests change state.
-    const scratch = createLeaseholdServer({ clock: 'manual' });
+    const scratch = await createMatrixServer({ clock: 'manual' });
     const scratchWorld = await buildWorld(scratch, 'lh_test_admin');
     const calls = validCalls(scratchWorld);
     expect(Object.keys(calls).sort()).toEqual(OPERATIONS.map((op) => op.operationId).sort());
     for (const op of OPERATIONS) {
       // Each on a fresh world where the operation's preconditions hold.
-      const fresh = createLeaseholdServer({ clock: 'manual' });
+      const fresh = await createMatrixServer({ clock: 'manual' });
       const freshWorld = await buildWorld(fresh, 'lh_test_admin');
       const response = await fresh.handle(requestOf('http://fuzz.test', validCalls(freshWorld)[op.operationId] as PlainCall));
+      await disposeMatrixServer(fresh);
       expect(response.status, `${op.operationId}: ${await response.clone().text()}`).toBe(SUCCESS[op.operationId]);
     }
+    await disposeMatrixServer(scratch);
   });
 
   it(
     `${IN_PROCESS_RUNS} malformed requests in process: 4xx envelopes only, no state change`,
     async () => {
       const before = await snapshot(world);
-      const recordsBefore = server.control.stats().idempotencyRecords;
+      const recordsBefore = (await server.control.stats()).idempotencyRecords;
       const tally = newTally();
       const started = performance.now();
       await fc.assert(
@@ -213,7 +218,7 @@ describe('bad input', () => {
       report.set('in process: answers by status', tally.byStatus);
       report.set('in process: 5xx answers', Object.entries(tally.byStatus).filter(([s]) => Number(s) >= 500).reduce((n, [, c]) => n + c, 0));
       report.set('malformations applied, by kind', tally.byMutation);
-      report.set('idempotency records stored for handler-level refusals (replayable, by design)', server.control.stats().idempotencyRecords - recordsBefore);
+      report.set('idempotency records stored for handler-level refusals (replayable, by design)', (await server.control.stats()).idempotencyRecords - recordsBefore);
       report.set('state unchanged (engine counts, tasks, claims)', true);
       expect(tally.operations.size).toBe(OPERATIONS.length);
     },
@@ -253,22 +258,23 @@ describe('bad input', () => {
   it(
     `${CONTROL_RUNS} malformed requests to the /_control test levers (served with control: true): refused, nothing moves`,
     async () => {
-      const levers = createLeaseholdServer({ clock: 'manual', control: true, onInternalError: (error) => internalErrors.push(error) });
+      const levers = await createMatrixServer({ clock: 'manual', control: true, onInternalError: (error) => internalErrors.push(error) });
       const leverWorld = await buildWorld(levers, 'lh_test_admin');
       // The valid lever calls do act (on a throwaway server): so the malformed ones are refused for their malformation.
       for (const op of CONTROL_OPERATIONS) {
-        const scratch = createLeaseholdServer({ clock: 'manual', control: true });
+        const scratch = await createMatrixServer({ clock: 'manual', control: true });
         const response = await scratch.handle(requestOf('http://fuzz.test', validControlCalls(await buildWorld(scratch, 'lh_test_admin'))[op.operationId] as PlainCall));
+        await disposeMatrixServer(scratch);
         expect(response.status, `${op.operationId}: ${await response.clone().text()}`).toBeLessThan(300);
       }
-      const before = { world: await snapshot(leverWorld), now: levers.control.now(), faults: levers.control.faults() };
+      const before = { world: await snapshot(leverWorld), now: await levers.control.now(), faults: levers.control.faults() };
       const tally: Tally = { ...newTally(), undeclared: new Set() };
       await fc.assert(
         fc.asyncProperty(casesOf(CONTROL_OPERATIONS), (c) => checkCase(leverWorld, c, (call) => levers.handle(requestOf('http://fuzz.test', call)), tally)),
         { seed: SEED + 2, numRuns: CONTROL_RUNS },
       );
       expect(internalErrors).toEqual([]);
-      expect({ world: await snapshot(leverWorld), now: levers.control.now(), faults: levers.control.faults() }, 'no lever moved').toEqual(before);
+      expect({ world: await snapshot(leverWorld), now: await levers.control.now(), faults: levers.control.faults() }, 'no lever moved').toEqual(before);
       report.set('control levers: malformed requests / operations covered', `${tally.requests} / ${tally.operations.size} of ${CONTROL_OPERATIONS.length}`);
       report.set('control levers: answers by status', tally.byStatus);
       const undeclared = [...(tally.undeclared ?? [])].sort();
@@ -347,11 +353,15 @@ describe('bad input', () => {
   });
 
   it('JSON within the limits, wherever the API stores it, is answered back intact on every read', async () => {
+    // One server per run, the previous one's store thrown away first.
+    let previous: LeaseholdServer<Store> | undefined;
     const fresh = async () => {
-      const s = createLeaseholdServer({ clock: 'manual', onInternalError: (error) => internalErrors.push(error) });
+      if (previous !== undefined) await disposeMatrixServer(previous);
+      const s = await createMatrixServer({ clock: 'manual', onInternalError: (error) => internalErrors.push(error) });
+      previous = s;
       return { s, w: await buildWorld(s, 'lh_test_admin') };
     };
-    const call = (s: LeaseholdServer, method: string, path: string, json?: unknown, headers: Record<string, string> = {}) =>
+    const call = (s: LeaseholdServer<Store>, method: string, path: string, json?: unknown, headers: Record<string, string> = {}) =>
       callJson(s, method, path, { key: 'lh_test_admin', json, headers });
     /** A value nesting exactly `levels` deep (mixing arrays and objects), with `leaf` at the bottom. */
     const valueAt = (levels: number, leaf: unknown) => JSON.parse(nestedJson(levels, true).replace('1', JSON.stringify(leaf))) as unknown;
@@ -402,14 +412,15 @@ describe('bad input', () => {
           runs++;
         },
       ),
-      { seed: SEED + 3, numRuns: size(200, 2_000) },
+      // A SQL store per run costs a database (PostgreSQL) or a reset (PGlite): fewer runs there.
+      { seed: SEED + 3, numRuns: size(TEST_STORE === 'memory' ? 200 : 60, 2_000) },
     );
     expect(internalErrors).toEqual([]);
     report.set('stored JSON within the limits, answered back intact', `${runs} round trips`);
   }, timeout(60_000, 600_000));
 
   it('every key acquire accepts is addressable afterwards; every key it refuses is one no URL can address', async () => {
-    const keysServer = createLeaseholdServer({ clock: 'manual', onInternalError: (error) => internalErrors.push(error) });
+    const keysServer = await createMatrixServer({ clock: 'manual', onInternalError: (error) => internalErrors.push(error) });
     const unit = fc.oneof(
       fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), // lone surrogates included
       fc.constantFrom('.', '/', '%', '%2e', '?', '#', '\\', ' ', '😀', '\u{10FFFF}'),
@@ -438,7 +449,7 @@ describe('bad input', () => {
       }),
       { seed: SEED + 4, numRuns: size(1_000, 10_000) },
     );
-    expect(keysServer.control.stats().held).toBe(0);
+    expect((await keysServer.control.stats()).held).toBe(0);
     expect(tally.accepted).toBeGreaterThan(0);
     expect(tally.refused).toBeGreaterThan(0);
     expect(internalErrors).toEqual([]);

@@ -10,13 +10,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLeaseholdServer } from '../../packages/server/src/index.js';
+import { createMatrixServer, disposeMatrixServers } from '../support/matrix-server.js';
 import { exited, onLines, spawnFixture } from './support/children.js';
 import { observedListener } from './support/observed-listener.js';
 
 const SPACE = '6f1c2b9e-8d4a-4c1e-9b7a-3e2f1d0c9b8a';
 const dirs: string[] = [];
 afterAll(async () => {
+  await disposeMatrixServers();
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
@@ -34,7 +35,7 @@ function lineOf(child: ReturnType<typeof spawnFixture>, prefix: string): Promise
 
 describe('a SIGKILLed worker restarting with the same session', () => {
   it('lets the dead process\'s untracked leases expire within one term, and keeps the lease its replayed operation re-adopted', async () => {
-    const server = createLeaseholdServer({ clock: 'manual' });
+    const server = await createMatrixServer({ clock: 'manual' });
     const session = `sess_${randomUUID().replaceAll('-', '')}`;
     let heartbeats = 0;
     const http = await observedListener(server, {
@@ -65,7 +66,7 @@ describe('a SIGKILLed worker restarting with the same session', () => {
           if (performance.now() - started > 15_000) throw new Error('the restarted worker stopped heartbeating');
           await new Promise((resolve) => setTimeout(resolve, 10));
         }
-        server.control.advanceClock(2_000);
+        await server.control.advanceClock(2_000);
       }
       const holderOf = async (key: string): Promise<string | undefined> => {
         const answer = await server.handle(

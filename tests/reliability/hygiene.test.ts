@@ -1,48 +1,27 @@
 /**
- * Resource hygiene. After a long run through a real client over real HTTP, `lh.close()` and
- * `listener.close()` leave no timer or socket behind (`process.getActiveResourcesInfo()` against
- * a baseline taken before); the engine's counts return to their start once the manual clock has
- * passed every lease, tombstone (10 min) and idempotency record (24 h); and the server's heap,
- * measured in its own process with `--expose-gc` (`fixtures/heap-server.ts`, driven by a real
- * client over HTTP from here), returns to within 10% of its start.
+ * Resource hygiene, on every store of the matrix. After a long run through a real client over
+ * real HTTP, `lh.close()`, `listener.close()` and closing the store leave no timer or socket
+ * behind (`process.getActiveResourcesInfo()` against a baseline taken before); the store's counts
+ * return to their start once the manual clock has passed every lease, tombstone (10 min) and
+ * idempotency record (24 h). The heaps of a server and a client process: heap.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Leasehold } from '../../packages/client/src/index.js';
-import { createLeaseholdServer, listen, type LeaseholdServer } from '../../packages/server/src/index.js';
-import { exited, onLines, spawnFixture } from './support/children.js';
-import { heapRun, type HeapRun } from './support/heap-workload.js';
+import { listen, type LeaseholdServer, type Store } from '../../packages/server/src/index.js';
+import { createMatrixServer, disposeMatrixServers } from '../support/matrix-server.js';
 import { SuiteReport } from './support/report.js';
 import { size, timeout } from './support/sizes.js';
 
 const ADMIN = 'lh_test_admin';
 const CYCLES = size(300, 3_000);
-const HEAP_REPEATED_CYCLES = size(2_000, 20_000);
-const HEAP_DISTINCT_CYCLES = size(8_000, 40_000);
-const CLIENT_CLAIM_CYCLES = size(3_000, 30_000);
 const DAY = 24 * 60 * 60_000;
 
 const report = new SuiteReport('reliability: resource hygiene');
-afterAll(() => report.print());
-
-interface ClientProbe {
-  baseline: number;
-  final: number;
-  timersListsBefore: number;
-  timersListsAfter: number;
-}
-
-/** Runs `fixtures/heap-client.ts` (a client's task claim/release cycles, measured in its own process). */
-async function clientProbe(cycles: number): Promise<ClientProbe> {
-  const child = spawnFixture('heap-client.ts', { nodeFlags: ['--expose-gc'], args: [String(cycles)] });
-  let line = '';
-  let stderr = '';
-  onLines(child, (l) => (line = l));
-  child.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
-  const { code } = await exited(child);
-  if (code !== 0) throw new Error(`heap-client exited ${code}: ${stderr.slice(-2000)}`);
-  return JSON.parse(line) as ClientProbe;
-}
+afterAll(async () => {
+  await disposeMatrixServers();
+  report.print();
+});
 
 /** Active resources of this thread's event loop, counted by type. */
 function resources(): Record<string, number> {
@@ -62,7 +41,7 @@ function added(baseline: Record<string, number>, now: Record<string, number>): R
  * The long run: CYCLES acquire / renew / raw-heartbeat / release cycles over four lanes, plus
  * waiting acquires granted by the batch heartbeat, task claims and spool messages.
  */
-async function longRun(lh: Leasehold, server: LeaseholdServer): Promise<{ cycles: number; heartbeats: number }> {
+async function longRun(lh: Leasehold, server: LeaseholdServer<Store>): Promise<{ cycles: number; heartbeats: number }> {
   const spaceId = randomUUID();
   let cycles = 0;
   let heartbeats = 0;
@@ -119,7 +98,7 @@ describe('resource hygiene', () => {
       // Let anything the previous test left settle, then take the baseline.
       await new Promise((resolve) => setTimeout(resolve, 50));
       const baseline = resources();
-      const server = createLeaseholdServer({ clock: 'manual' });
+      const server = await createMatrixServer({ clock: 'manual' });
       const listener = await listen(server, { port: 0 });
       const lh = new Leasehold({ baseUrl: listener.url, apiKey: ADMIN, heartbeatTtlSeconds: 5 });
       const { cycles, heartbeats } = await longRun(lh, server);
@@ -127,6 +106,7 @@ describe('resource hygiene', () => {
       const stats = lh.stats();
       await lh.close();
       await listener.close();
+      await disposeMatrixServers();
       // Sockets close asynchronously: poll (bounded) until the loop is back to its baseline.
       let extra = added(baseline, resources());
       for (const started = performance.now(); Object.keys(extra).length > 0 && performance.now() - started < 5_000; extra = added(baseline, resources())) {
@@ -145,8 +125,8 @@ describe('resource hygiene', () => {
   it(
     'the engine\'s counts return to their start once leases, tombstones (10 min) and idempotency records (24 h) are past',
     async () => {
-      const server = createLeaseholdServer({ clock: 'manual' });
-      const start = server.control.stats();
+      const server = await createMatrixServer({ clock: 'manual' });
+      const start = await server.control.stats();
       const listener = await listen(server, { port: 0 });
       const lh = new Leasehold({ baseUrl: listener.url, apiKey: ADMIN, heartbeatTtlSeconds: 5 });
       try {
@@ -158,17 +138,17 @@ describe('resource hygiene', () => {
         const { task, etag } = await lh.tasks.create({ title: 'left claimed' });
         await lh.tasks.claim(task.id, { etag });
         await lh.spool('hygiene').queue('q').receive();
-        const peak = server.control.stats();
+        const peak = await server.control.stats();
         await lh.close({ releaseLeases: false });
         await waiter;
         // Past every lease (task claims: 15 min), then past their tombstones and the idempotency records.
-        server.control.advanceClock(16 * 60_000);
+        await server.control.advanceClock(16 * 60_000);
         // The queue's messages are data, not leases: settle the ones left (their leases expired).
         const sweeper = new Leasehold({ baseUrl: listener.url, apiKey: ADMIN });
         for (let m = await sweeper.spool('hygiene').queue('q').receive(); m !== null; m = await sweeper.spool('hygiene').queue('q').receive()) await m.ack();
         await sweeper.close();
-        server.control.advanceClock(DAY + 11 * 60_000);
-        const end = server.control.stats();
+        await server.control.advanceClock(DAY + 11 * 60_000);
+        const end = await server.control.stats();
         report.set('engine counts: start', start);
         report.set('engine counts: at the peak', peak);
         report.set('engine counts: after 24 h 27 min of server time', end);
@@ -179,68 +159,5 @@ describe('resource hygiene', () => {
       }
     },
     timeout(60_000, 300_000),
-  );
-
-  const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
-
-  // Both runs go at once (their servers on the other core), started by whichever heap test comes
-  // first — after the resource test, whose baseline must not see their process handles.
-  let runs: { repeated: Promise<HeapRun>; distinct: Promise<HeapRun>; client: Promise<ClientProbe> } | undefined;
-  const heapRuns = () =>
-    (runs ??= {
-      client: clientProbe(CLIENT_CLAIM_CYCLES),
-      repeated: heapRun('repeated', HEAP_REPEATED_CYCLES),
-      distinct: heapRun('distinct', HEAP_DISTINCT_CYCLES),
-    });
-
-  it(
-    'server heap (its own process, --expose-gc): back within 10% of its start after a long run over a fixed set of keys',
-    async () => {
-      const result = await heapRuns().repeated;
-      const growth = (result.final - result.baseline) / result.baseline;
-      report.set(
-        `server heap, ${HEAP_REPEATED_CYCLES} cycles over 16 keys: baseline / peak / final (growth)`,
-        `${mb(result.baseline)} / ${mb(result.peak)} / ${mb(result.final)} (${(growth * 100).toFixed(1)}%)`,
-      );
-      expect({ ...result.stats, fence: 0 }).toEqual({ held: 0, queued: 0, tombstones: 0, heapSize: 0, fence: 0, messages: 0, idempotencyRecords: 0 });
-      expect(result.peak - result.baseline, 'the run held memory worth measuring at its peak').toBeGreaterThan(result.baseline * 0.2);
-      expect(growth).toBeLessThan(0.1);
-    },
-    timeout(90_000, 600_000),
-  );
-
-  it(
-    'server heap (its own process, --expose-gc): back within 10% of its start after a long run over keys used once each',
-    async () => {
-      const result = await heapRuns().distinct;
-      const growth = (result.final - result.baseline) / result.baseline;
-      report.set(
-        `server heap, ${HEAP_DISTINCT_CYCLES} cycles, each on a new key: baseline / peak / final (growth)`,
-        `${mb(result.baseline)} / ${mb(result.peak)} / ${mb(result.final)} (${(growth * 100).toFixed(1)}%, ${Math.round((result.final - result.baseline) / HEAP_DISTINCT_CYCLES)} B per key)`,
-      );
-      expect({ ...result.stats, fence: 0 }).toEqual({ held: 0, queued: 0, tombstones: 0, heapSize: 0, fence: 0, messages: 0, idempotencyRecords: 0 });
-      expect(
-        growth,
-        'every key ever released keeps its state (the last release and its observation) and every space and cancelled run stays, after every lease, tombstone and idempotency record is gone',
-      ).toBeLessThan(0.1);
-    },
-    timeout(120_000, 900_000),
-  );
-
-  it(
-    `client heap (its own process, --expose-gc): ${CLIENT_CLAIM_CYCLES} task claim/release cycles leave no timer lists behind`,
-    async () => {
-      const result = await heapRuns().client;
-      const lists = result.timersListsAfter - result.timersListsBefore;
-      report.set(
-        `client heap, ${CLIENT_CLAIM_CYCLES} task claim/release cycles: baseline / final / Node TimersLists added`,
-        `${mb(result.baseline)} / ${mb(result.final)} / ${lists}`,
-      );
-      expect(
-        lists,
-        'each claim arms the scheduler\'s timer with a jittered delay of its own (5 min ± 10% for a task claim); Node keeps one TimersList per distinct delay until that delay has passed, cleared or not',
-      ).toBeLessThan(100);
-    },
-    timeout(60_000, 600_000),
   );
 });

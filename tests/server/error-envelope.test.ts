@@ -69,7 +69,7 @@ describe('every error body is the superset envelope', () => {
       else expect(body.doc_url, name).toBe(`${h.origin}/docs#section/${code}`);
     }
     // An injected 503, and an unexpected exception answered as 500.
-    h.control.injectFault({ operationId: 'getTask', status: 503, times: 1, retryAfterSeconds: 2 });
+    await h.control.injectFault({ operationId: 'getTask', status: 503, times: 1, retryAfterSeconds: 2 });
     const unavailable = await h.raw('/v1/tasks/1', { headers: auth });
     expect(expectSuperset(unavailable, '503').code).toBe('service_unavailable');
   });

@@ -81,8 +81,8 @@ describe('Idempotency-Key', () => {
     ['403 missing permission', none, (h: TestServer) => acquire(h, { idempotencyKey: 'k', key: READER }), 403],
     ['404 unknown task', none, (h: TestServer) => h.call('claimTask', { path: { taskId: 99 }, headers: { 'If-Match': '"task-99-v1"' }, idempotencyKey: 'k' }), 404],
     ['409 task_claimed', claimedTask, (h: TestServer) => h.call('claimTask', { path: { taskId: 1 }, headers: { 'If-Match': '"task-1-v2"' }, idempotencyKey: 'k' }), 409],
-    ['503 (injected)', none, (h: TestServer) => {
-      h.control.injectFault({ operationId: 'acquireSpaceClaim', status: 503, times: 1 });
+    ['503 (injected)', none, async (h: TestServer) => {
+      await h.control.injectFault({ operationId: 'acquireSpaceClaim', status: 503, times: 1 });
       return acquire(h, { idempotencyKey: 'k' });
     }, 503],
   ] as const)('does not store a %s: no record is kept under the key, so a retry runs again', async (_name, prepare, send, status) => {
@@ -143,7 +143,7 @@ describe('Idempotency-Key', () => {
 
   it('does not store an injected 503: a retry with the same key runs afresh', async () => {
     const h = await startServer();
-    h.control.injectFault({ operationId: 'createTask', status: 503, times: 1 });
+    await h.control.injectFault({ operationId: 'createTask', status: 503, times: 1 });
     expectError(await h.call('createTask', { json: { title: 't' }, idempotencyKey: 'retry-me' }), 503, 'service_unavailable');
     const retried = await h.call('createTask', { json: { title: 't' }, idempotencyKey: 'retry-me' });
     expectStatus(retried, 201);
@@ -154,7 +154,7 @@ describe('Idempotency-Key', () => {
 describe('dropped responses', () => {
   it('commits the write, drops the connection, and replays the answer to a retry with the same key', async () => {
     const h = await startServer();
-    h.control.injectFault({ operationId: 'acquireSpaceClaim', dropResponse: true, times: 1 });
+    await h.control.injectFault({ operationId: 'acquireSpaceClaim', dropResponse: true, times: 1 });
     const options = { path: { spaceId: SPACE }, json: acquireBody(), idempotencyKey: 'uncertain-acquire' };
     await expect(h.send('acquireSpaceClaim', options)).rejects.toThrow();
     // The write happened: the key is held.
@@ -170,7 +170,7 @@ describe('dropped responses', () => {
 
   it('creates one task when a dropped create is retried with its key', async () => {
     const h = await startServer();
-    h.control.injectFault({ operationId: 'createTask', dropResponse: true, times: 1 });
+    await h.control.injectFault({ operationId: 'createTask', dropResponse: true, times: 1 });
     await expect(h.send('createTask', { json: { title: 't' }, idempotencyKey: 'create-1' })).rejects.toThrow();
     const retried = await h.call('createTask', { json: { title: 't' }, idempotencyKey: 'create-1' });
     expect(retried.headers.get('idempotent-replayed')).toBe('true');
@@ -182,7 +182,7 @@ describe('dropped responses', () => {
 describe('injected faults', () => {
   it('hits the next `times` matching requests only', async () => {
     const h = await startServer();
-    h.control.injectFault({ operationId: 'getTask', status: 503, times: 2, retryAfterSeconds: 1 });
+    await h.control.injectFault({ operationId: 'getTask', status: 503, times: 2, retryAfterSeconds: 1 });
     const task = await h.createTask();
     for (let i = 0; i < 2; i++) {
       const answer = await h.call('getTask', { path: { taskId: task.id } });
@@ -190,13 +190,13 @@ describe('injected faults', () => {
       expect(answer.headers.get('retry-after')).toBe('1');
     }
     expectStatus(await h.call('getTask', { path: { taskId: task.id } }), 200);
-    expect(h.control.faults()).toEqual([]);
+    expect(await h.control.faults()).toEqual([]);
   });
 
   it('matches rules by pathPrefix and method', async () => {
     const h = await startServer();
     await h.createQueue('billing', 'invoices');
-    h.control.injectFault({ pathPrefix: '/v1/spools/billing/queues', method: 'POST', status: 500, times: 1 });
+    await h.control.injectFault({ pathPrefix: '/v1/spools/billing/queues', method: 'POST', status: 500, times: 1 });
     expectStatus(await h.call('putQueue', { path: { spool: 'billing', queue: 'more' }, json: { leaseTimeoutSeconds: 5 } }), 201);
     expectStatus(await h.call('createTask', { json: { title: 't' } }), 201);
     expectError(await h.call('sendMessage', { path: { spool: 'billing', queue: 'invoices' }, json: { body: 1 } }), 500, 'internal_error');
@@ -206,7 +206,7 @@ describe('injected faults', () => {
   it('delays the answer by latencyMs (through the injectable sleep) without changing it', async () => {
     const waits: number[] = [];
     const h = await startServer({ sleep: async (ms) => void waits.push(ms) });
-    h.control.injectFault({ operationId: 'createTask', latencyMs: 250, times: 1 });
+    await h.control.injectFault({ operationId: 'createTask', latencyMs: 250, times: 1 });
     expectStatus(await h.call('createTask', { json: { title: 't' } }), 201);
     expect(waits).toEqual([250]);
   });

@@ -371,14 +371,14 @@ describe.each(Object.entries(operations))('%s', (operationId, op) => {
   it('answers 500 internal_error for an injected fault', async () => {
     const h = await start();
     const options = await op.sample(h);
-    h.control.injectFault({ operationId, status: 500, times: 1 });
+    await h.control.injectFault({ operationId, status: 500, times: 1 });
     expectError(await h.call(operationId, options), 500, 'internal_error');
   });
 
   it('answers 503 service_unavailable with Retry-After for an injected outage', async () => {
     const h = await start();
     const options = await op.sample(h);
-    h.control.injectFault({ operationId, status: 503, retryAfterSeconds: 2, times: 1 });
+    await h.control.injectFault({ operationId, status: 503, retryAfterSeconds: 2, times: 1 });
     const answer = await h.call(operationId, options);
     expectError(answer, 503, 'service_unavailable');
     expect(answer.headers.get('retry-after')).toBe('2');
@@ -425,7 +425,7 @@ async function inFlight(operationId: string, make: Sample): Promise<Answer> {
   const gate = gatedSleep();
   const h = await start({ sleep: gate.sleep });
   const options = { ...(await make(h)), idempotencyKey: 'same-logical-request' };
-  h.control.injectFault({ operationId, latencyMs: 50, times: 1 });
+  await h.control.injectFault({ operationId, latencyMs: 50, times: 1 });
   const first = h.call(operationId, options);
   await gate.started;
   const second = await h.call(operationId, options);
@@ -1076,7 +1076,7 @@ describe('test controls over HTTP (/_control)', () => {
       title: 'removes every armed rule',
       run: async (s) => {
         const h = await s();
-        h.control.injectFault({ operationId: 'createTask', status: 500, times: 5 });
+        await h.control.injectFault({ operationId: 'createTask', status: 500, times: 5 });
         const answer = await h.call('clearControlFaults', { key: null });
         expect(answer.body).toEqual({ object: 'control_result', ok: true, affected: 1 });
         expectStatus(await h.call('createTask', { json: { title: 't' } }), 201);

@@ -2,14 +2,16 @@
  * The store matrix of the server suites: `LEASEHOLD_TEST_STORE` (set per vitest project, see
  * vitest.config.ts) picks the store every `startServer` of the harness runs on — `memory` (the
  * default), `postgres` (a fresh database per server, cloned from a migrated template in the run's
- * throwaway cluster, tests/support/postgres-cluster.ts) or `pglite` (an in-memory embedded
- * PostgreSQL per server). The suites are the same; only the store changes.
+ * throwaway cluster, tests/support/postgres-cluster.ts) or `pglite` (an embedded PostgreSQL in
+ * memory, loaded once per worker from a migrated template, `pglite-template.ts`, and emptied
+ * between servers). The suites are the same; only the store changes.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { DEFAULT_KEYS, ManualClock, type Clock, type KeyConfig, type RandomSource } from '../../packages/server/src/engine/index.js';
-import { SqlStore, createPgDriver, createPgliteDriver, type Store } from '../../packages/server/src/store/index.js';
+import { SqlStore, createPgDriver, type Store } from '../../packages/server/src/store/index.js';
+import { borrowPglite } from './pglite-template.js';
 
 /** Which store the suites of this project run on. */
 export type TestStoreKind = 'memory' | 'postgres' | 'pglite';
@@ -77,8 +79,15 @@ export async function openTestStore(options: TestStoreOptions): Promise<TestStor
   const { clock, startTime } = clockOf(options);
   const storeOptions = { clock, startTime, keys: options.keys ?? DEFAULT_KEYS, random: options.random, sweepIntervalMs: 0 };
   if (TEST_STORE === 'pglite') {
-    const store = await SqlStore.open(await createPgliteDriver(), storeOptions);
-    return { store, dispose: () => store.close() };
+    const lent = await borrowPglite();
+    const store = await SqlStore.open(lent.driver, { ...storeOptions, migrate: false });
+    return {
+      store,
+      async dispose() {
+        await store.close();
+        await lent.giveBack();
+      },
+    };
   }
   const source = await migratedTemplate();
   const name = `lh_${randomBytes(6).toString('hex')}`;

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { errorEnvelope, type ErrorCode, type ErrorEnvelope } from '@leasehold/protocol';
 import { HttpResponse } from 'msw';
 
@@ -34,7 +33,7 @@ export interface LeaseholdErrorOptions {
  */
 export function leaseholdError(status: number, options: LeaseholdErrorOptions = {}): HttpResponse<LeaseholdErrorEnvelope> {
   if (!Number.isInteger(status) || status < 400 || status > 599) throw new RangeError(`An error status lies in 400–599, got ${status}`);
-  const requestId = `req_${randomBytes(12).toString('base64url')}`;
+  const requestId = randomRequestId();
   const envelope = errorEnvelope(
     { status, code: options.code, message: options.message ?? `Mocked ${status} answer.`, param: options.param },
     { requestId, docsUrl: options.docsUrl },
@@ -42,4 +41,10 @@ export function leaseholdError(status: number, options: LeaseholdErrorOptions = 
   const headers: Record<string, string> = { 'Request-Id': requestId, Date: new Date().toUTCString(), ...options.headers };
   if (options.retryAfterSeconds !== undefined) headers['Retry-After'] = String(options.retryAfterSeconds);
   return HttpResponse.json(envelope, { status, headers });
+}
+
+/** `req_` and 16 base64url characters of Web Crypto randomness (the same in Node and browsers). */
+function randomRequestId(): string {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(12));
+  return `req_${btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_')}`;
 }

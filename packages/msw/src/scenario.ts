@@ -31,8 +31,6 @@ export interface TimesOption {
   times?: number;
 }
 
-const RETRY_AFTER_STATUSES = new Set([429, 503]);
-
 /**
  * The levers a test reaches for, as thin wrappers over `server.control`: fail, slow down or
  * drop the next matching calls, take leases away, move the clock. Every adapter over the same
@@ -52,28 +50,14 @@ export class LeaseholdScenario {
    * with `Retry-After` (default 1 s) when the status is 429 or 503. The request is not run.
    */
   failNext(target: FaultTarget, options: FailNextOptions = {}): Fault {
-    const status = options.status ?? 503;
-    if (!Number.isInteger(status) || status < 400 || status > 599) {
-      throw new RangeError(`failNext needs an error status (400–599), got ${status}`);
-    }
-    let retryAfterSeconds = options.retryAfterSeconds;
-    if (RETRY_AFTER_STATUSES.has(status)) retryAfterSeconds ??= 1;
-    else if (retryAfterSeconds !== undefined) {
-      throw new RangeError(`Retry-After applies to 429 and 503 only, not ${status}`);
-    }
-    if (retryAfterSeconds !== undefined && (!Number.isInteger(retryAfterSeconds) || retryAfterSeconds < 0)) {
-      throw new RangeError(`retryAfterSeconds must be a whole number of seconds, got ${retryAfterSeconds}`);
-    }
-    const probability = options.probability;
-    if (probability !== undefined && !(probability >= 0 && probability <= 1)) {
-      throw new RangeError(`probability must lie in 0–1, got ${probability}`);
-    }
+    // Options and defaults (Retry-After 1 s for 429/503, refused for other statuses, the ranges)
+    // are the server's one rule, `normalizeFaultRule`, shared with `/_control/faults`.
     return this.inject(target, {
       times: timesOf(options.times),
-      status,
-      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+      status: options.status ?? 503,
+      ...(options.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: options.retryAfterSeconds }),
       ...(options.latency === undefined ? {} : { latencyMs: durationMs(options.latency) }),
-      ...(probability === undefined ? {} : { probability }),
+      ...(options.probability === undefined ? {} : { probability: options.probability }),
     });
   }
 

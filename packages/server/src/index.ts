@@ -1,9 +1,13 @@
 /** The reference server (a Fetch app over a store) and its options. */
-export { LeaseholdServer, createLeaseholdServer, type EngineOf, type LeaseholdServerOptions } from './leasehold-server.js';
+export { LeaseholdServer, createLeaseholdServer, type EngineOf, type LeaseholdServerOptions, type StaticFile } from './leasehold-server.js';
 /** The in-process test levers (`server.control`). */
 export { ServerControl, type Lever } from './control/server-control.js';
 /** Fault rules, as the spec's `FaultRule` and `Fault` schemas. */
-export type { Fault, FaultRule } from './http/faults.js';
+export { InvalidFaultRuleError, normalizeFaultRule, type Fault, type FaultRule } from './http/faults.js';
+/** Prometheus metrics of a server (its own registry; docs/operating.md names them). */
+export { ServerMetrics, type ServerMetricsOptions } from './metrics/server-metrics.js';
+/** What sees every answer of a server (metrics, request logs). */
+export type { RequestObserver } from './http/observer.js';
 /** The server's routing: which operation a method and API path name (for adapters). */
 export { operationAt } from './http/router.js';
 /** Plain request/response values, for adapters (MSW, undici dispatcher). */

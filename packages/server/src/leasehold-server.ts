@@ -1,13 +1,21 @@
 import { ServerControl } from './control/server-control.js';
 import { ManualClock, RealClock, type Clock, type Engine, type KeyConfig, type RandomSource } from './engine/index.js';
 import { consoleAnswer } from './http/console.js';
+import { DeploymentFaults } from './http/deployment-faults.js';
 import { FaultInjector } from './http/faults.js';
 import { plainFromRequest, responseFromPlain } from './http/fetch.js';
 import { apiHandlers, controlHandlers } from './http/handlers/index.js';
+import { metricsObserver } from './metrics/metrics-observer.js';
+import type { ServerMetrics } from './metrics/server-metrics.js';
+import { observeAll, type RequestObserver } from './http/observer.js';
+import { operationalRoutes } from './http/operational.js';
 import { Pipeline } from './http/pipeline.js';
 import type { PlainRequest, PlainResponse } from './http/plain.js';
+import { landingPage } from './http/landing.js';
+import { pageAnswer, pageNotFound, redirectAnswer } from './http/pages.js';
 import { servedSpec } from './http/served-spec.js';
-import { MemoryStore, type MaybePromise, type Store } from './store/index.js';
+import { MemoryStore } from './store/memory/memory-store.js';
+import type { MaybePromise, Store } from './store/operations.js';
 
 /** How to build a reference server. */
 export interface LeaseholdServerOptions<S extends Store = MemoryStore> {
@@ -41,10 +49,30 @@ export interface LeaseholdServerOptions<S extends Store = MemoryStore> {
   seed?: number;
   /** An HTML page served at `/docs` (the offline API reference). */
   docsHtml?: string | (() => string);
+  /**
+   * The files of the SDK reference (TypeDoc) served under `/docs/client/`: given a path beneath it
+   * (`index.html`, `classes/Leasehold.html`), its content type and text, or `undefined` (404).
+   */
+  clientDocs?: (path: string) => StaticFile | undefined;
   /** Waits real time for injected latency (override with fake timers in tests). */
   sleep?: (ms: number) => Promise<void>;
   /** Called with unexpected exceptions, which are answered as 500. */
   onInternalError?: (error: unknown) => void;
+  /**
+   * Prometheus metrics served at `/metrics` (docs/operating.md): a `ServerMetrics` (its registry
+   * is this server's; Node entry only, prom-client). Default: none (no per-request cost).
+   */
+  metrics?: ServerMetrics;
+  /** Sees every answer (e.g. the CLI's request log); with metrics, both see it. */
+  observer?: RequestObserver;
+}
+
+/** One file of a static site (the SDK reference). */
+export interface StaticFile {
+  /** Its `Content-Type`. */
+  readonly contentType: string;
+  /** Its text. */
+  readonly body: string;
 }
 
 /** The engine behind a memory store (`undefined` for a SQL store). */
@@ -75,14 +103,21 @@ export class LeaseholdServer<S extends Store = MemoryStore> {
   readonly store: S;
   /** Test levers: clock, faults, cancellations, primary change, suspension, rate limits. */
   readonly control: ServerControl<S>;
+  /** The server's Prometheus metrics (`undefined` unless built with `metrics`). */
+  readonly metrics: ServerMetrics | undefined;
   private readonly pipeline: Pipeline;
+  #draining = false;
 
   /** Builds a server; see `LeaseholdServerOptions`. */
   constructor(options: LeaseholdServerOptions<S> = {}) {
     this.store = options.store ?? (memoryStore(options) as Store as S);
-    const faults = new FaultInjector(options.seed);
+    const faultRules = this.store.faultRules;
+    const faults = faultRules === undefined ? new FaultInjector(options.seed) : new DeploymentFaults(faultRules, options.seed);
     this.control = new ServerControl(this.store, faults);
     const docs = options.docsHtml;
+    this.metrics = options.metrics;
+    this.metrics?.attach(this.store);
+    const clientDocs = options.clientDocs;
     this.pipeline = new Pipeline({
       store: this.store,
       control: this.control as ServerControl<Store>,
@@ -94,11 +129,21 @@ export class LeaseholdServer<S extends Store = MemoryStore> {
       controlEnabled: options.control ?? false,
       sleep: options.sleep,
       onInternalError: options.onInternalError,
+      observer: observeAll([this.metrics === undefined ? undefined : metricsObserver(this.metrics), options.observer]),
       staticRoutes: {
+        ...operationalRoutes({ store: this.store, draining: () => this.#draining, metrics: this.metrics }),
         '/openapi.json': ({ apiBaseUrl }) => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: servedSpec(apiBaseUrl) }),
         '/console': consoleAnswer,
+        '/': ({ mount }) => landingPage(mount),
         ...(docs === undefined ? {} : {
-          '/docs': () => ({ status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: typeof docs === 'string' ? docs : docs() }),
+          '/docs': () => pageAnswer('text/html; charset=utf-8', typeof docs === 'string' ? docs : docs()),
+        }),
+        ...(clientDocs === undefined ? {} : {
+          '/docs/client': () => redirectAnswer('client/'),
+          '/docs/client/*': ({ rest }) => {
+            const file = clientDocs(rest === '' ? 'index.html' : rest);
+            return file === undefined ? pageNotFound(`/docs/client/${rest}`) : pageAnswer(file.contentType, file.body);
+          },
         }),
       },
     });
@@ -134,6 +179,20 @@ export class LeaseholdServer<S extends Store = MemoryStore> {
    */
   respond(request: PlainRequest): MaybePromise<PlainResponse> {
     return this.pipeline.respond(request);
+  }
+
+  /**
+   * Starts a graceful shutdown: `/readyz` answers 503 from now on, so load balancers stop
+   * sending new requests while the ones in flight finish (the CLI calls this on SIGTERM, waits
+   * `--shutdown-delay`, then closes its listener and the store).
+   */
+  drain(): void {
+    this.#draining = true;
+  }
+
+  /** True once `drain()` was called. */
+  get draining(): boolean {
+    return this.#draining;
   }
 
   /** Closes the store (its pool, sweep timer or embedded database); stop listeners first. */

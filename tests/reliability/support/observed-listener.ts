@@ -1,4 +1,4 @@
-import { listen, type LeaseholdServer, type NodeListener, type PlainRequest, type PlainResponse } from '../../../packages/server/src/index.js';
+import { listen, type LeaseholdServer, type NodeListener, type PlainRequest, type PlainResponse, type Store } from '../../../packages/server/src/index.js';
 
 /** One request the listener answered (or dropped), as the HTTP layer saw it. */
 export interface Exchange {
@@ -41,7 +41,7 @@ export interface ObservedListener {
  * Serves `server` on 127.0.0.1 (a free port) through a wrapper of its `handlePlain`, so a test
  * can count replays, drops and answers at the HTTP layer, and hold answers back.
  */
-export async function observedListener(server: LeaseholdServer, observer: ExchangeObserver = {}, keep = false): Promise<ObservedListener> {
+export async function observedListener(server: LeaseholdServer<Store>, observer: ExchangeObserver = {}, keep = false): Promise<ObservedListener> {
   const exchanges: Exchange[] = [];
   const releases = new Set<(verdict: 'answer' | 'drop') => void>();
   const listener = await listen(

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import type { LeaseholdServer } from '../../../packages/server/src/index.js';
+import type { LeaseholdServer, Store } from '../../../packages/server/src/index.js';
 import { bundledSpec, listOperations } from '../../support/spec-validator.js';
 
 /** A request as plain values: method, path segments (already encoded), query, headers, body. */
@@ -126,7 +126,7 @@ export function requestOf(origin: string, call: PlainCall): Request {
 
 /** What the world holds, for building requests and checking it did not change. */
 export interface World {
-  server: LeaseholdServer;
+  server: LeaseholdServer<Store>;
   apiKey: string;
   spaceId: string;
   scopeId: string;
@@ -148,7 +148,7 @@ export interface World {
 
 /** Calls a server in process with a JSON body; answers status, headers and parsed body. */
 export async function callJson(
-  server: LeaseholdServer,
+  server: LeaseholdServer<Store>,
   method: string,
   path: string,
   options: { key?: string; json?: unknown; headers?: Record<string, string> } = {},
@@ -165,7 +165,7 @@ export async function callJson(
 }
 
 /** Populates a server for `apiKey`'s account: a held claim, a claimed and an open task, a spool with a leased and a queued message. */
-export async function buildWorld(server: LeaseholdServer, apiKey: string, names: { spool?: string; key?: string; extraTasks?: number } = {}): Promise<World> {
+export async function buildWorld(server: LeaseholdServer<Store>, apiKey: string, names: { spool?: string; key?: string; extraTasks?: number } = {}): Promise<World> {
   const call = (method: string, path: string, json?: unknown, headers?: Record<string, string>) => callJson(server, method, path, { key: apiKey, json, headers });
   // Extra tasks first, so this account's task ids run past another account's.
   for (let i = 0; i < (names.extraTasks ?? 0); i++) expect((await call('POST', '/v1/tasks', { title: `filler ${i}` })).status).toBe(201);
@@ -330,7 +330,7 @@ export const SUCCESS: Record<string, number> = {
  * resources the valid calls touch.
  */
 export async function snapshot(world: World, options: { counts?: boolean } = {}): Promise<unknown> {
-  const { idempotencyRecords: _records, ...counts } = options.counts === false ? { idempotencyRecords: 0 } : world.server.control.stats();
+  const { idempotencyRecords: _records, ...counts } = options.counts === false ? { idempotencyRecords: 0 } : await world.server.control.stats();
   const read = async (path: string) => {
     const answer = await callJson(world.server, 'GET', path, { key: world.apiKey });
     const { request_id: _requestId, error, ...body } = (answer.body ?? {}) as Record<string, unknown>;

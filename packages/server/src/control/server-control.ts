@@ -1,6 +1,7 @@
 import type { EngineStats, CredentialUpdate } from '../engine/index.js';
-import type { Fault, FaultInjector, FaultRule } from '../http/faults.js';
-import type { MemoryStore, MaybePromise, Store } from '../store/index.js';
+import type { Fault, FaultRule, Faults } from '../http/faults.js';
+import type { MemoryStore } from '../store/memory/memory-store.js';
+import type { MaybePromise, Store } from '../store/operations.js';
 
 /**
  * What a lever answers on store `S`: the value itself on the memory store (it answers
@@ -12,7 +13,7 @@ export type Lever<S extends Store, T> = S extends MemoryStore ? T : S extends { 
  * The reference server's test levers, in process (`server.control`) and behind `--control`
  * under `/_control`. The state levers act on the store (`store.controls`: on a SQL store every
  * process sharing the database sees them; the manual clock is the database's offset); faults
- * are per process. Each returns what it touched. Levers throw domain errors only
+ * are too (a table in the database on SQL). Each returns what it touched. Levers throw domain errors only
  * (`ClockNotManualError`, `EngineError`); the HTTP edge maps them to answers.
  * @example
  * server.control.advanceClock(31_000); // leases due in that window expire
@@ -22,7 +23,7 @@ export class ServerControl<S extends Store = MemoryStore> {
   /** Levers over a store and the process's fault rules. */
   constructor(
     private readonly store: S,
-    private readonly faultInjector: FaultInjector,
+    private readonly faultRules: Faults,
   ) {}
 
   /** The store's answer as this store's lever type (synchronous on the memory store). */
@@ -90,19 +91,23 @@ export class ServerControl<S extends Store = MemoryStore> {
     return this.updateCredential(apiKey, { rateLimitPerSecond });
   }
 
-  /** Arms a fault for the next `times` matching requests (this process's requests). */
-  injectFault(rule: FaultRule): Fault {
-    return this.faultInjector.add(rule);
+  /**
+   * Arms a fault for the next `times` matching requests (options and defaults: `normalizeFaultRule`;
+   * a bad rule throws `InvalidFaultRuleError`). On a SQL store the rule is deployment state:
+   * requests on every process sharing the database count against `times`.
+   */
+  injectFault(rule: FaultRule): Lever<S, Fault> {
+    return this.lever(this.faultRules.add(rule));
   }
 
   /** Removes every fault rule; returns how many were armed. */
-  clearFaults(): number {
-    return this.faultInjector.clear();
+  clearFaults(): Lever<S, number> {
+    return this.lever(this.faultRules.clear());
   }
 
   /** The armed fault rules. */
-  faults(): Fault[] {
-    return this.faultInjector.list();
+  faults(): Lever<S, Fault[]> {
+    return this.lever(this.faultRules.list());
   }
 
   /** Counts of leases, tombstones, messages and idempotency records. */

@@ -1,7 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from './clock.js';
 import { EngineError, type ErrorCode } from './errors.js';
-import { sha256 } from './secrets.js';
+import { hexOf } from './bytes.js';
+import { bytesEqual, sha256 } from './secrets.js';
 
 /** A permission a key may carry. */
 export type Permission =
@@ -91,7 +91,7 @@ export interface CredentialUpdate {
 }
 
 interface KeyEntry extends Credential {
-  readonly hash: Buffer;
+  readonly hash: Uint8Array;
   blocked: boolean;
   expired: boolean;
   expiresAt: number | null;
@@ -108,7 +108,7 @@ const MAX_CACHED_HEADERS = 256;
 /**
  * The key store: API keys (kept only as SHA-256 digests), their accounts, permissions and
  * standing. Matching hashes the presented key, finds the entry by digest and confirms it with
- * `timingSafeEqual`.
+ * a constant-time comparison.
  *
  * A header value that matched once is remembered (exact string → key entry) in a bounded map,
  * so a client repeating its header costs no hashing. Only values that matched a key enter it, so
@@ -134,7 +134,7 @@ export class KeyStore {
   /** Add (or replace) one key. */
   add(config: KeyConfig): Credential {
     const hash = sha256(config.apiKey);
-    const hex = hash.toString('hex');
+    const hex = hexOf(hash);
     const entry: KeyEntry = {
       hash,
       credentialId: config.credentialId ?? `cred_${hex.slice(0, 16)}`,
@@ -205,8 +205,8 @@ export class KeyStore {
 
   #find(apiKey: string): KeyEntry | undefined {
     const hash = sha256(apiKey);
-    const entry = this.#byHash.get(hash.toString('hex'));
-    return entry !== undefined && timingSafeEqual(entry.hash, hash) ? entry : undefined;
+    const entry = this.#byHash.get(hexOf(hash));
+    return entry !== undefined && bytesEqual(entry.hash, hash) ? entry : undefined;
   }
 }
 

@@ -1,4 +1,5 @@
 import { Activity } from './activity.js';
+import { utf8Length } from './bytes.js';
 import type { Clock } from './clock.js';
 import { EngineControls } from './controls.js';
 import { KeyStore, type AuthResult, type Credential, type KeyConfig } from './credentials.js';
@@ -141,7 +142,7 @@ export function checkDetails(details: unknown): Details | null | undefined {
   if (details === undefined || details === null) return details;
   if (!isPlainObject(details)) throw new EngineError('invalid_request', 'details must be a JSON object.', 'details');
   requireStorableJson(details, 'details');
-  if (Buffer.byteLength(JSON.stringify(details), 'utf8') > MAX_DETAILS_BYTES) {
+  if (utf8Length(JSON.stringify(details)) > MAX_DETAILS_BYTES) {
     throw new EngineError('invalid_request', 'details must be at most 16 KiB.', 'details');
   }
   return details;

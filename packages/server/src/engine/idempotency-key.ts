@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { hexOf, utf8Bytes } from './bytes.js';
 import { EngineError } from './errors.js';
 
 const QUOTED = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/;
@@ -27,11 +28,8 @@ export function normalizeIdempotencyKey(raw: unknown): string {
 
 /** The fingerprint of a request for idempotency: SHA-256 over method, path and raw body. */
 export function requestFingerprint(method: string, path: string, body?: string | Uint8Array | null): string {
-  const hash = createHash('sha256');
-  hash.update(method.toUpperCase(), 'utf8');
-  hash.update('\n', 'utf8');
-  hash.update(path, 'utf8');
-  hash.update('\n', 'utf8');
-  if (body !== undefined && body !== null) hash.update(body);
-  return hash.digest('hex');
+  const hash = sha256.create();
+  hash.update(utf8Bytes(`${method.toUpperCase()}\n${path}\n`));
+  if (body !== undefined && body !== null) hash.update(typeof body === 'string' ? utf8Bytes(body) : body);
+  return hexOf(hash.digest());
 }

@@ -1,3 +1,4 @@
+import { flatString } from './bytes.js';
 import { randomBase62, randomBase64Url, type RandomSource } from './random.js';
 import { safeEqual } from './secrets.js';
 
@@ -26,9 +27,7 @@ export function mintToken(prefix: TokenPrefix, claimId: string, random: RandomSo
 }
 
 /** Copy a concatenated (rope) string into one flat string: a lease keeps it for its whole life. */
-function flat(text: string): string {
-  return Buffer.from(text, 'latin1').toString('latin1');
-}
+const flat = flatString;
 
 /** The claim id a token names, or `undefined` when the token has not the minted shape. */
 export function claimIdOfToken(prefix: TokenPrefix, token: string): string | undefined {

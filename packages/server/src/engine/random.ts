@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { stringOfCodes } from './bytes.js';
 
 /** A source of random bytes for tokens and ids; inject a seeded one to make tests repeatable. */
 export interface RandomSource {
@@ -6,15 +6,22 @@ export interface RandomSource {
   bytes(length: number): Uint8Array;
 }
 
-/** Bytes fetched from `randomBytes` at a time for small requests. */
+/** Bytes fetched from `crypto.getRandomValues` at a time for small requests (at most 65536 per call). */
 const POOL_BYTES = 4096;
-let pool: Buffer = Buffer.alloc(0);
+let pool: Uint8Array = new Uint8Array(0);
 let poolOffset = 0;
 
+/** `length` bytes from the Web Crypto CSPRNG (`globalThis.crypto`: Node ≥ 20, browsers, workers). */
+function randomBytes(length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  for (let i = 0; i < length; i += 65536) globalThis.crypto.getRandomValues(out.subarray(i, Math.min(length, i + 65536)));
+  return out;
+}
+
 /**
- * The default source: `node:crypto` `randomBytes` (cryptographically strong). Small requests are
- * served from 4 KiB fetched at once, as Node's own `randomUUID` does: the same CSPRNG output,
- * without a call (and OpenSSL's fork-check syscall) per id or token. Each byte is handed out
+ * The default source: Web Crypto's `getRandomValues` (cryptographically strong; the same API in
+ * Node, browsers and service workers). Small requests are served from 4 KiB fetched at once, as
+ * Node's own `randomUUID` does: the same CSPRNG output, without a call per id or token. Each byte is handed out
  * once; callers own (and may change) the bytes they get.
  */
 export const cryptoRandom: RandomSource = {
@@ -62,22 +69,22 @@ const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 
 /** `length` unbiased base62 characters (rejection sampling, so every character is equally likely). */
 export function randomBase62(random: RandomSource, length: number): string {
-  const out = Buffer.allocUnsafe(length);
+  const out = new Array<number>(length);
   let filled = 0;
   while (filled < length) {
     for (const byte of random.bytes(length - filled + 8)) {
       if (byte < 248 && filled < length) out[filled++] = BASE62.charCodeAt(byte % 62);
     }
   }
-  return out.toString('latin1'); // one flat string, no rope of concatenations
+  return stringOfCodes(out); // one flat string, no rope of concatenations
 }
 
 /** `length` base64url characters (6 random bits each). */
 export function randomBase64Url(random: RandomSource, length: number): string {
   const bytes = random.bytes(length);
-  const out = Buffer.allocUnsafe(length);
+  const out = new Array<number>(length);
   for (let i = 0; i < length; i++) out[i] = BASE64URL.charCodeAt((bytes[i] ?? 0) & 63);
-  return out.toString('latin1');
+  return stringOfCodes(out);
 }
 
 /** A random version-4 UUID in lowercase canonical form. */

@@ -1,3 +1,4 @@
+import { base64UrlOf, bytesOfBase64Url, stringOfUtf16le, utf16leBytes } from './bytes.js';
 import { EngineError } from './errors.js';
 
 const MAX_KEY_CHARS = 512;
@@ -45,9 +46,13 @@ export function compareKeys(a: string, b: string): number {
  * A key's sort bytes: the code-point rank of each UTF-16 unit, 16-bit big-endian, so byte order
  * is `compareKeys` order (stores that sort in the database, e.g. a `bytea` column, use these).
  */
-export function keySortBytes(key: string): Buffer {
-  const out = Buffer.allocUnsafe(key.length * 2);
-  for (let i = 0; i < key.length; i++) out.writeUInt16BE(codePointRank(key.charCodeAt(i)), i * 2);
+export function keySortBytes(key: string): Uint8Array {
+  const out = new Uint8Array(key.length * 2);
+  for (let i = 0; i < key.length; i++) {
+    const rank = codePointRank(key.charCodeAt(i));
+    out[2 * i] = rank >>> 8;
+    out[2 * i + 1] = rank & 0xff;
+  }
   return out;
 }
 
@@ -63,13 +68,13 @@ function codePointRank(unit: number): number {
  * the keys sorting between the two).
  */
 export function encodeCursor(key: string): string {
-  return Buffer.from(key, 'utf16le').toString('base64url');
+  return base64UrlOf(utf16leBytes(key));
 }
 
 /** The key a cursor stands for, else `invalid_request` with `param: "cursor"`. */
 export function decodeCursor(cursor: string): string {
-  const bytes = Buffer.from(cursor, 'base64url');
-  const key = bytes.length % 2 === 0 ? bytes.toString('utf16le') : '';
+  const bytes = bytesOfBase64Url(cursor);
+  const key = bytes.length % 2 === 0 ? stringOfUtf16le(bytes) : '';
   if (key.length === 0 || encodeCursor(key) !== cursor) {
     throw new EngineError('invalid_request', 'cursor is not one this API returned.', 'cursor');
   }

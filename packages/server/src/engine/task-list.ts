@@ -1,3 +1,4 @@
+import { base64UrlOf, bytesOfBase64Url, stringOfCodes, utf8Bytes } from './bytes.js';
 import { EngineError } from './errors.js';
 import { requireInt } from './validation.js';
 import type { SortedMap } from './sorted-map.js';
@@ -15,12 +16,12 @@ export const TASK_PAGE_BYTES = 4 * 1024 * 1024;
 
 /** The opaque cursor for "after task `id`". */
 export function encodeTaskCursor(id: number): string {
-  return Buffer.from(`task:${id}`, 'utf8').toString('base64url');
+  return base64UrlOf(utf8Bytes(`task:${id}`));
 }
 
 /** The task id a cursor stands for, else `invalid_request` with `param: "cursor"`. */
 export function decodeTaskCursor(cursor: string): number {
-  const match = /^task:([1-9][0-9]{0,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const match = /^task:([1-9][0-9]{0,15})$/.exec(stringOfCodes(bytesOfBase64Url(cursor)));
   const id = match ? Number(match[1]) : Number.NaN;
   if (!Number.isSafeInteger(id) || encodeTaskCursor(id) !== cursor) {
     throw new EngineError('invalid_request', 'cursor is not one this API returned.', 'cursor');

@@ -35,4 +35,6 @@ export interface RequestContext {
   fault: FaultAction | undefined;
   /** Path, query, headers and body, validated against the spec (set by the input step). */
   input: ValidatedInput | undefined;
+  /** `performance.now()` when the pipeline took the request (0 when no observer measures it). */
+  readonly started: number;
 }

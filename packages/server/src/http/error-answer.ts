@@ -1,12 +1,13 @@
 import type { ErrorFields } from '@leasehold/protocol';
 import { EngineError } from '../engine/index.js';
-import { ClockNotManualError, StoreUnavailableError } from '../store/index.js';
+import { ClockNotManualError, StoreUnavailableError } from '../store/errors.js';
 import { JSON_HEADERS, type StoredAnswer } from './answer.js';
+import { InvalidFaultRuleError } from './faults.js';
 import { HttpError } from './http-error.js';
 
 /** True for the errors that are answers (HTTP refusals and the engine's domain errors), not bugs. */
-export function isAnswerError(error: unknown): error is HttpError | EngineError {
-  return error instanceof HttpError || error instanceof EngineError;
+export function isAnswerError(error: unknown): error is HttpError | EngineError | InvalidFaultRuleError {
+  return error instanceof HttpError || error instanceof EngineError || error instanceof InvalidFaultRuleError;
 }
 
 /**
@@ -23,6 +24,8 @@ export function errorAnswerOf(error: unknown, onInternalError?: (error: unknown)
     if (Object.keys(error.headers).length > 0) headers = { ...JSON_HEADERS, ...error.headers };
   } else if (error instanceof EngineError) {
     fields = { status: error.status, code: error.code, message: error.message, param: error.param };
+  } else if (error instanceof InvalidFaultRuleError) {
+    fields = { status: 400, code: 'invalid_request', message: error.message, param: error.param };
   } else if (error instanceof StoreUnavailableError) {
     fields = { status: 503, code: 'service_unavailable', message: 'The server cannot reach its database; retry shortly.' };
     headers = { ...JSON_HEADERS, 'Retry-After': String(error.retryAfterSeconds) };

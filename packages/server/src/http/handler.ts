@@ -9,7 +9,7 @@ import type {
 } from '@leasehold/protocol';
 import type { ServerControl } from '../control/server-control.js';
 import type { Credential } from '../engine/index.js';
-import type { MaybePromise, Operations, Store } from '../store/index.js';
+import type { MaybePromise, Operations, Store } from '../store/operations.js';
 import type { HandlerResult } from './answer.js';
 
 /** An operation's validated inputs, typed from the spec by its operationId (openapi-fetch's way). */

@@ -1,4 +1,4 @@
-import type { MaybePromise } from '../store/index.js';
+import type { MaybePromise } from '../store/operations.js';
 
 /**
  * `fn(value)`, after `value` settles when it is a promise: the synchronous fast path (the memory

@@ -1,12 +1,13 @@
 import { errorEnvelope, Mounts } from '@leasehold/protocol';
 import type { ServerControl } from '../control/server-control.js';
-import type { MaybePromise, Store } from '../store/index.js';
+import type { MaybePromise, Store } from '../store/operations.js';
 import { DROPPED, JSON_CONTENT_TYPE, JSON_HEADERS, type StoredAnswer } from './answer.js';
 import type { RequestContext, Target } from './context.js';
 import { errorAnswerOf } from './error-answer.js';
-import type { FaultInjector } from './faults.js';
+import type { Faults } from './faults.js';
 import type { ApiHandlers, ControlHandlers } from './handler.js';
 import type { PlainRequest, PlainResponse } from './plain.js';
+import type { RequestObserver } from './observer.js';
 import { nextRequestId } from './request-id.js';
 import { originFormOf } from './request-parts.js';
 import { Router } from './router.js';
@@ -23,7 +24,7 @@ export type { MountedRequest, StaticRoutes } from './steps/route.js';
 export interface PipelineOptions {
   store: Store;
   control: ServerControl<Store>;
-  faults: FaultInjector;
+  faults: Faults;
   handlers: ApiHandlers;
   controls: ControlHandlers;
   /** The prefixes the API is mounted under (default `/` and `/api`; see `Mounts`). */
@@ -38,6 +39,8 @@ export interface PipelineOptions {
   sleep?: ((ms: number) => Promise<void>) | undefined;
   /** Called for unexpected exceptions (answered as 500). */
   onInternalError?: ((error: unknown) => void) | undefined;
+  /** Sees every answer (metrics, request logs); none: no per-request cost. */
+  observer?: RequestObserver | undefined;
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -86,6 +89,7 @@ export class Pipeline {
    * an injected latency): then a promise. Never throws.
    */
   respond(request: PlainRequest): MaybePromise<PlainResponse> {
+    const started = this.options.observer === undefined ? 0 : performance.now();
     const ctx: RequestContext = {
       request,
       requestId: nextRequestId(),
@@ -95,6 +99,7 @@ export class Pipeline {
       credential: undefined,
       fault: undefined,
       input: undefined,
+      started,
     };
     let answer: MaybePromise<StoredAnswer>;
     try {
@@ -147,6 +152,8 @@ export class Pipeline {
    * asks the adapter to cut the connection.
    */
   private finish(answer: StoredAnswer, ctx: RequestContext): PlainResponse {
+    const observer = this.options.observer;
+    if (observer !== undefined) observer.answered(ctx, answer, performance.now() - ctx.started);
     if (answer === DROPPED) return { status: 0, headers: {}, body: undefined, drop: true };
     const requestId = ctx.requestId;
     let body = answer.body;

@@ -7,6 +7,7 @@ import type {
   EngineStats,
   HeartbeatRequest,
   HeartbeatResponse,
+  LeaseKind,
   RateDecision,
   SpaceClaims,
   Spools,
@@ -168,8 +169,55 @@ export interface Store {
   approximateNow(): number;
   /** Counts of leases, tombstones, messages and idempotency records. */
   stats(): MaybePromise<EngineStats>;
+  /** Whether the store can serve (`/readyz`): the database answers and its schema has every migration this build knows. */
+  ready(): MaybePromise<Readiness>;
+  /** Leases held now, by kind (for the `leasehold_leases_held` gauge; read at scrape time). */
+  heldByKind(): MaybePromise<Record<LeaseKind, number>>;
+  /** Armed fault rules as deployment state (SQL stores); `undefined`: this process's memory is the deployment (memory store). */
+  readonly faultRules: FaultRuleTable | undefined;
+  /** The connection pool's usage, when the store has a pool (PostgreSQL). */
+  poolUsage(): PoolUsage | undefined;
   /** Release the store's resources (pool, timers, embedded database); operations then fail. */
   close(): Promise<void>;
+}
+
+/** One armed fault rule as a store keeps it (the rule normalized by the HTTP layer, as JSON). */
+export interface FaultRuleRow {
+  /** `flt_<n>`. */
+  readonly id: string;
+  readonly rule: Record<string, unknown>;
+  /** Hits left. */
+  readonly remaining: number;
+}
+
+/**
+ * Where a store keeps armed fault rules when they are deployment state (SQL stores: every process
+ * sharing the database sees them). Matching and probabilities stay in the HTTP layer.
+ */
+export interface FaultRuleTable {
+  /** Arm `rule` for `times` hits. */
+  add(rule: Record<string, unknown>, times: number): Promise<FaultRuleRow>;
+  /** Disarm every rule; answers how many were armed. */
+  clear(): Promise<number>;
+  /** The armed rules, oldest first. */
+  list(): Promise<FaultRuleRow[]>;
+  /** Take one hit from each of `ids` that has hits left (atomically); answers the ids hit. */
+  hit(ids: readonly string[]): Promise<string[]>;
+}
+
+/** What `Store.ready()` answers: ready, or why not. */
+export type Readiness = { readonly ready: true; readonly detail: string } | { readonly ready: false; readonly reason: string };
+
+/** A connection pool's usage (`pg.Pool`'s `totalCount`, `idleCount`, `waitingCount`). */
+export interface PoolUsage {
+  /** Connections open (idle or checked out). */
+  readonly total: number;
+  /** Connections open and idle. */
+  readonly idle: number;
+  /** Checkouts waiting for a connection. */
+  readonly waiting: number;
+  /** The pool's maximum size. */
+  readonly max: number;
 }
 
 /** The memory store exposes its engine (the reference server's in-process levers use it). */

@@ -1,12 +1,36 @@
 import { parseArgs } from 'node:util';
-import { DEFAULT_BASE_PATHS, trimTrailingSlashes } from '@leasehold/protocol';
+import { DEFAULT_BASE_PATHS, parseDuration, trimTrailingSlashes } from '@leasehold/protocol';
+
+/** The log levels of `--log-level` (pino's, plus `silent`). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** One of `LOG_LEVELS`. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * Every option of `leasehold-server` and the environment variable that sets it when the flag is
+ * absent (a flag wins). The README's and docs/operating.md's tables list the same.
+ */
+export const ENV_VARS = {
+  store: 'LEASEHOLD_STORE',
+  'pool-size': 'LEASEHOLD_POOL_SIZE',
+  'statement-timeout': 'LEASEHOLD_STATEMENT_TIMEOUT',
+  port: 'LEASEHOLD_PORT',
+  host: 'LEASEHOLD_HOST',
+  keys: 'LEASEHOLD_KEYS',
+  'base-path': 'LEASEHOLD_BASE_PATH',
+  'docs-url': 'LEASEHOLD_DOCS_URL',
+  clock: 'LEASEHOLD_CLOCK',
+  control: 'LEASEHOLD_CONTROL',
+  'log-level': 'LEASEHOLD_LOG_LEVEL',
+  'shutdown-delay': 'LEASEHOLD_SHUTDOWN_DELAY',
+} as const;
 
 /** The CLI's help text. */
 export const USAGE = `Usage: leasehold-server [options]
        leasehold-server migrate [--store <store>]
 
   --store <store>     where state lives: memory (default), a postgres:// URL, or a directory
-                      (an embedded PostgreSQL); also LEASEHOLD_STORE
+                      (an embedded PostgreSQL)
   --pool-size <n>     PostgreSQL connections in the pool (default 10)
   --statement-timeout <ms>  PostgreSQL statement timeout (default 5000)
   --port <n>          port to listen on (default 4010; 0 picks a free port)
@@ -16,9 +40,18 @@ export const USAGE = `Usage: leasehold-server [options]
   --docs-url <url>    the API reference error doc_urls link to (default: <API base URL>/docs)
   --clock <mode>      real (default) or manual (moves only through /_control/clock/advance)
   --control           serve the /_control test operations (no API key; keep it on localhost)
+  --log-level <level> JSON request logs on stdout at info: fatal, error, warn, info, debug,
+                      trace or silent (default info)
+  --shutdown-delay <duration>  on SIGTERM, answer /readyz 503 this long before closing the
+                      listener, so load balancers stop routing here first (default 0; e.g. 5s)
   --help              show this help
 
   migrate             apply pending migrations to the store and exit (safe from several processes)
+
+Every option can also be set by an environment variable (the flag wins):
+${Object.entries(ENV_VARS)
+  .map(([flag, env]) => `  ${env.padEnd(28)} --${flag}${flag === 'base-path' ? ' (comma-separated)' : flag === 'control' ? ' (true or false)' : ''}`)
+  .join('\n')}
 `;
 
 /** What the command line asks for. */
@@ -34,31 +67,54 @@ export interface CliOptions {
   docsUrl: string | undefined;
   clock: 'real' | 'manual';
   control: boolean;
+  logLevel: LogLevel;
+  shutdownDelayMs: number;
   help: boolean;
 }
+
+type Env = Record<string, string | undefined>;
 
 function positiveInteger(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${flag} must be a positive integer, got ${value}`);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${flag} must be a positive integer, got ${value}`);
   return n;
 }
 
-/** Parses the CLI flags (and `LEASEHOLD_STORE`); throws with a readable message on bad input. */
-export function parseCliArgs(argv: string[], env: Record<string, string | undefined> = process.env): CliOptions {
+/** A flag's value, else its environment variable's (an empty variable counts as unset). */
+function valueOf(values: Record<string, unknown>, env: Env, flag: keyof typeof ENV_VARS): string | undefined {
+  const given = values[flag];
+  if (typeof given === 'string') return given;
+  const fromEnv = env[ENV_VARS[flag]];
+  return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
+}
+
+function booleanOf(values: Record<string, unknown>, env: Env, flag: 'control'): boolean {
+  if (values[flag] === true) return true;
+  const fromEnv = env[ENV_VARS[flag]];
+  if (fromEnv === undefined || fromEnv === '') return false;
+  if (fromEnv === 'true' || fromEnv === '1') return true;
+  if (fromEnv === 'false' || fromEnv === '0') return false;
+  throw new Error(`${ENV_VARS[flag]} must be true or false, got ${fromEnv}`);
+}
+
+/** Parses the CLI flags and their `LEASEHOLD_*` environment variables; throws with a readable message on bad input. */
+export function parseCliArgs(argv: string[], env: Env = process.env): CliOptions {
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
       store: { type: 'string' },
       'pool-size': { type: 'string' },
       'statement-timeout': { type: 'string' },
-      port: { type: 'string', default: '4010' },
-      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string' },
+      host: { type: 'string' },
       keys: { type: 'string' },
       'base-path': { type: 'string', multiple: true },
       'docs-url': { type: 'string' },
-      clock: { type: 'string', default: 'real' },
-      control: { type: 'boolean', default: false },
+      clock: { type: 'string' },
+      control: { type: 'boolean' },
+      'log-level': { type: 'string' },
+      'shutdown-delay': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     allowPositionals: true,
@@ -67,29 +123,40 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   if (positionals.length > 1 || (positionals[0] !== undefined && positionals[0] !== 'migrate')) {
     throw new Error(`unknown command ${positionals.join(' ')} (the only command is migrate)`);
   }
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0–65535, got ${values.port}`);
-  if (values.clock !== 'real' && values.clock !== 'manual') throw new Error(`--clock must be real or manual, got ${values.clock}`);
-  const basePaths = values['base-path'] ?? [...DEFAULT_BASE_PATHS];
+  const rawPort = valueOf(values, env, 'port') ?? '4010';
+  const port = Number(rawPort);
+  if (!Number.isInteger(port) || port < 0 || port > 65535 || rawPort.trim() === '') throw new Error(`--port must be 0–65535, got ${rawPort}`);
+  const clock = valueOf(values, env, 'clock') ?? 'real';
+  if (clock !== 'real' && clock !== 'manual') throw new Error(`--clock must be real or manual, got ${clock}`);
+  const envBasePaths = env[ENV_VARS['base-path']];
+  const basePaths =
+    values['base-path'] ?? (envBasePaths ? envBasePaths.split(',').map((p) => p.trim()).filter((p) => p !== '') : [...DEFAULT_BASE_PATHS]);
   for (const basePath of basePaths) {
     if (!/^\/[A-Za-z0-9._~\-/]*$/.test(basePath)) throw new Error(`--base-path must start with / and hold only A–Z a–z 0–9 . _ ~ - /, got ${basePath}`);
   }
-  const docsUrl = values['docs-url'];
+  const docsUrl = valueOf(values, env, 'docs-url');
   if (docsUrl !== undefined && !/^https?:\/\/[^\s#]+$/.test(docsUrl)) throw new Error(`--docs-url must be an http(s) URL without a fragment, got ${docsUrl}`);
-  const store = values.store ?? env.LEASEHOLD_STORE ?? 'memory';
+  const store = valueOf(values, env, 'store') ?? 'memory';
   if (store.trim() === '') throw new Error('--store must name memory, a postgres:// URL or a directory');
+  const logLevel = valueOf(values, env, 'log-level') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new Error(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got ${logLevel}`);
+  const rawDelay = valueOf(values, env, 'shutdown-delay') ?? '0';
+  const delaySeconds = parseDuration(rawDelay, 'milliseconds');
+  if (delaySeconds === undefined || delaySeconds > 600) throw new Error(`--shutdown-delay must be a duration up to 10m (e.g. 5s, 500ms, or ms), got ${rawDelay}`);
   return {
     command: positionals[0] === 'migrate' ? 'migrate' : 'serve',
     store,
-    poolSize: positiveInteger('--pool-size', values['pool-size']),
-    statementTimeoutMs: positiveInteger('--statement-timeout', values['statement-timeout']),
+    poolSize: positiveInteger('pool-size', valueOf(values, env, 'pool-size')),
+    statementTimeoutMs: positiveInteger('statement-timeout', valueOf(values, env, 'statement-timeout')),
     port,
-    host: values.host,
-    keysFile: values.keys,
+    host: valueOf(values, env, 'host') ?? '127.0.0.1',
+    keysFile: valueOf(values, env, 'keys'),
     basePaths,
     docsUrl: docsUrl === undefined ? undefined : trimTrailingSlashes(docsUrl),
-    clock: values.clock,
-    control: values.control,
-    help: values.help,
+    clock,
+    control: booleanOf(values, env, 'control'),
+    logLevel: logLevel as LogLevel,
+    shutdownDelayMs: Math.round(delaySeconds * 1000),
+    help: values.help === true,
   };
 }

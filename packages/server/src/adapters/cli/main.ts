@@ -1,8 +1,11 @@
 import { DEFAULT_KEYS, type KeyConfig } from '../../engine/index.js';
 import { createLeaseholdServer } from '../../leasehold-server.js';
+import { createRequestLog } from '../../logging/request-log.js';
+import { ServerMetrics } from '../../metrics/server-metrics.js';
 import { migrateStore, openStore, redact, StoreOpenError, type Store } from '../../store/index.js';
 import { listen } from '../node-http/listen.js';
 import { parseCliArgs, USAGE, type CliOptions } from './args.js';
+import { createClientDocsLoader } from './client-docs.js';
 import { createDocsHtmlLoader } from './docs-html.js';
 import { loadKeysFile } from './keys-file.js';
 
@@ -38,6 +41,7 @@ export async function main(argv: string[]): Promise<void> {
     return;
   }
   const keys = options.keysFile ? loadKeysFile(options.keysFile) : DEFAULT_KEYS;
+  const metrics = new ServerMetrics();
   let store: Store;
   try {
     if (options.command === 'migrate') return await migrate(options);
@@ -46,17 +50,22 @@ export async function main(argv: string[]): Promise<void> {
       keys,
       poolSize: options.poolSize,
       statementTimeoutMs: options.statementTimeoutMs,
+      onQueryDone: metrics.observeStatement,
     });
   } catch (error) {
     if (error instanceof StoreOpenError) return fail(error.message, 1);
     throw error;
   }
+  const log = createRequestLog({ level: options.logLevel });
   const server = createLeaseholdServer({
     store,
+    metrics,
+    observer: log.observer,
     basePath: options.basePaths,
     docsUrl: options.docsUrl,
     control: options.control,
     docsHtml: createDocsHtmlLoader(),
+    clientDocs: createClientDocsLoader(),
   });
   const listener = await listen(server, { port: options.port, host: options.host });
   const bases = options.basePaths.map((basePath) => `${listener.url}${basePath.replace(/\/+$/, '')}`);
@@ -68,22 +77,34 @@ export async function main(argv: string[]): Promise<void> {
       `API keys accepted:`,
       ...keys.map(describeKey),
       `API base URL${bases.length > 1 ? 's' : ''}: ${bases.join('  ')}   spec: ${base}/openapi.json`,
-      `API reference: ${base}/docs${options.docsUrl ? `; error doc_urls link to ${options.docsUrl}` : ''}`,
+      `API reference: ${base}/docs   SDK reference: ${base}/docs/client/${options.docsUrl ? `; error doc_urls link to ${options.docsUrl}` : ''}`,
       `clock: ${options.clock}${options.control ? `; test controls at ${base}/_control` : ''}`,
+      `health: ${listener.url}/healthz  readiness: ${listener.url}/readyz  metrics: ${listener.url}/metrics; request log: JSON lines at ${options.logLevel}`,
       '',
     ].join('\n'),
   );
   let stopping = false;
-  const stop = () => {
+  const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    // Drain: stop accepting, let requests in flight answer, then close the store's pool.
-    listener
-      .close()
+    // Drain: /readyz answers 503 for --shutdown-delay (load balancers take this process out),
+    // then stop accepting, let requests in flight answer, and close the store's pool.
+    server.drain();
+    log.logger.info({ signal, shutdownDelayMs: options.shutdownDelayMs }, 'draining');
+    new Promise<void>((resolve) => setTimeout(resolve, options.shutdownDelayMs))
+      .then(() => listener.close())
       .then(() => server.close())
       .then(
-        () => process.exit(0),
-        () => process.exit(1),
+        () => {
+          log.logger.info('stopped');
+          log.flush();
+          process.exit(0);
+        },
+        (error: unknown) => {
+          log.logger.error({ err: error }, 'shutdown failed');
+          log.flush();
+          process.exit(1);
+        },
       );
   };
   process.once('SIGINT', stop);

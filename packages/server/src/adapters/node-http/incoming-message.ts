@@ -1,5 +1,5 @@
 import { IncomingMessage, type ServerResponse } from 'node:http';
-import type { MaybePromise } from '../../store/index.js';
+import type { MaybePromise } from '../../store/operations.js';
 import { MAX_BODY_BYTES, type PlainRequest, type PlainResponse } from '../../http/plain.js';
 import { adapterErrorAnswer } from './adapter-envelope.js';
 

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { MaybePromise } from '../../store/index.js';
+import type { MaybePromise } from '../../store/operations.js';
 import type { PlainRequest, PlainResponse } from '../../http/plain.js';
 import { answerClientError } from './client-error.js';
 import { PlainIncomingMessage, type PlainAnswer } from './incoming-message.js';

@@ -1,5 +1,5 @@
 import type { ServerControl } from '../../control/server-control.js';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../store/operations.js';
 import type { ControlHandlers } from '../handler.js';
 import { mapMaybe } from '../maybe.js';
 
@@ -16,8 +16,8 @@ const clockAnswer = (control: ServerControl<Store>) =>
 export const controlHandlers: ControlHandlers = {
   getControlClock: (control) => clockAnswer(control),
   advanceControlClock: (control, { body }) => mapMaybe(control.advanceClock(body.ms), () => clockAnswer(control)),
-  injectControlFault: (control, { body }) => ({ status: 201, body: control.injectFault(body) }),
-  clearControlFaults: (control) => done(control.clearFaults()),
+  injectControlFault: (control, { body }) => mapMaybe(control.injectFault(body), (fault) => ({ status: 201, body: fault })),
+  clearControlFaults: (control) => mapMaybe(control.clearFaults(), done),
   cancelControlScope: (control, { body }) => mapMaybe(control.cancelScope(body), done),
   discardControlMessage: (control, { body }) => mapMaybe(control.discardMessage(body), done),
   simulatePrimaryChange: (control) => mapMaybe(control.primaryChange(), done),

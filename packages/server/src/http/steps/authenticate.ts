@@ -1,5 +1,5 @@
 import type { AuthResult, Permission, RateDecision } from '../../engine/index.js';
-import type { Store } from '../../store/index.js';
+import type { Store } from '../../store/operations.js';
 import { HttpError } from '../http-error.js';
 import type { Step } from './step.js';
 

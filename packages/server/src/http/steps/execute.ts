@@ -1,7 +1,7 @@
 import type { ApiOperationId, ControlOperationId } from '@leasehold/protocol';
 import type { ServerControl } from '../../control/server-control.js';
 import { normalizeIdempotencyKey } from '../../engine/index.js';
-import type { IdempotencyClaim, OperationOutcome, Store } from '../../store/index.js';
+import type { IdempotencyClaim, OperationOutcome, Store } from '../../store/operations.js';
 import { DROPPED, encodeResult, isStorable, type HandlerResult, type StoredAnswer } from '../answer.js';
 import type { RequestContext } from '../context.js';
 import { errorAnswerOf, isAnswerError } from '../error-answer.js';

@@ -1,4 +1,4 @@
-import type { MaybePromise } from '../../store/index.js';
+import type { MaybePromise } from '../../store/operations.js';
 import type { StoredAnswer } from '../answer.js';
 import type { RequestContext } from '../context.js';
 

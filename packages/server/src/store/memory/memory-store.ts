@@ -5,6 +5,7 @@ import {
   type Credential,
   type EngineOptions,
   type EngineStats,
+  type LeaseKind,
   type RateDecision,
 } from '../../engine/index.js';
 import { ClockNotManualError } from '../errors.js';
@@ -15,6 +16,8 @@ import type {
   OperationOutcome,
   OperationRequest,
   Operations,
+  PoolUsage,
+  Readiness,
   Store,
   StoreControls,
 } from '../operations.js';
@@ -37,6 +40,8 @@ export class MemoryStore implements Store, EngineBacked {
   readonly engine: Engine;
   /** The test levers. */
   readonly controls: StoreControls;
+  /** None: the server's in-process fault injector is the whole deployment. */
+  readonly faultRules = undefined;
   readonly #ops: Operations;
 
   /** A store over a new engine (`options` as `Engine` takes them), or over `engine`. */
@@ -134,6 +139,26 @@ export class MemoryStore implements Store, EngineBacked {
   /** Counts of leases, tombstones, messages and idempotency records. */
   stats(): EngineStats {
     return this.engine.stats();
+  }
+
+  /** Always ready: the state is this process's memory. */
+  ready(): Readiness {
+    return { ready: true, detail: 'memory' };
+  }
+
+  /** Live leases by kind (one pass over the leases the engine remembers). */
+  heldByKind(): Record<LeaseKind, number> {
+    const now = this.engine.clock.now();
+    const held: Record<LeaseKind, number> = { space: 0, task: 0, spool: 0 };
+    for (const lease of this.engine.leases.all()) {
+      if (lease.status === 'held' && (lease.expiresAt === null || lease.expiresAt > now)) held[lease.kind]++;
+    }
+    return held;
+  }
+
+  /** No pool. */
+  poolUsage(): undefined {
+    return undefined;
   }
 
   /** Nothing to release. */

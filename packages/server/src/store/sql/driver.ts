@@ -60,6 +60,8 @@ export interface SqlDriver extends SqlSession {
   connect(): Promise<SqlConnection>;
   /** Close every connection. */
   close(): Promise<void>;
+  /** The pool's usage (PostgreSQL; PGlite has no pool). */
+  poolUsage?(): { total: number; idle: number; waiting: number; max: number };
 }
 
 /** `transaction(fn)` over `begin()`: commit when `fn` resolves, roll back when it throws. */

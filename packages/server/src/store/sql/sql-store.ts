@@ -4,27 +4,32 @@ import {
   type Credential,
   type EngineStats,
   type KeyConfig,
+  type LeaseKind,
   type RandomSource,
   type RateDecision,
 } from '../../engine/index.js';
 import type {
   ExecuteResult,
+  FaultRuleTable,
   MaybePromise,
   OperationOutcome,
   OperationRequest,
   Operations,
+  PoolUsage,
+  Readiness,
   Store,
   StoreControls,
 } from '../operations.js';
 import { recordAddress } from './answer-seal.js';
 import { sqlControls } from './controls.js';
+import { sqlFaultRules } from './fault-rules.js';
 import { apiKeyOf, unknownKey } from '../../engine/credentials.js';
 import { CredentialCache } from './credential-cache.js';
 import { judgeKey, readKey, registerKeys, takeToken } from './credentials.js';
 import type { SqlDriver, SqlSession } from './driver.js';
 import { asUnavailable } from './failures.js';
 import { maintainStatistics } from './maintenance.js';
-import { migrate } from './migrate.js';
+import { knownMigrations, migrate } from './migrate.js';
 import { digest, one, type UnitContext } from './sql-support.js';
 import { sweepOnce } from './sweep.js';
 import { readStats } from './stats.js';
@@ -75,6 +80,8 @@ export class SqlStore implements Store {
   readonly kind: 'postgres' | 'pglite';
   /** The test levers (state in the database). */
   readonly controls: StoreControls;
+  /** Armed fault rules, in the database (every process sharing it sees them). */
+  readonly faultRules: FaultRuleTable;
   readonly #driver: SqlDriver;
   readonly #random: RandomSource;
   readonly #sweepBatch: number;
@@ -98,6 +105,13 @@ export class SqlStore implements Store {
       maxEntries: options.credentialCacheEntries ?? 10_000,
       now: options.cacheClock ?? (() => performance.now()),
     });
+    const faults = sqlFaultRules(driver);
+    this.faultRules = {
+      add: (rule, times) => this.#guard(() => faults.add(rule, times)),
+      clear: () => this.#guard(() => faults.clear()),
+      list: () => this.#guard(() => faults.list()),
+      hit: (ids) => this.#guard(() => faults.hit(ids)),
+    };
     this.controls = this.#wrapControls(
       sqlControls({ driver, unit: (fn) => this.#unit(fn), sweepAll: () => this.sweepAll() }),
     );
@@ -237,6 +251,42 @@ export class SqlStore implements Store {
   /** Counts of leases, tombstones, messages and idempotency records (one statement). */
   stats(): Promise<EngineStats> {
     return this.#guard(() => readStats(this.#driver));
+  }
+
+  /**
+   * Ready when the database answers and has applied every migration this build knows (one
+   * statement); a newer schema (a rolling upgrade's later build migrated first) is ready too.
+   */
+  async ready(): Promise<Readiness> {
+    let applied: Set<string>;
+    try {
+      const { rows } = await this.#driver.query<{ name: string }>('SELECT name FROM leasehold.schema_migrations');
+      applied = new Set(rows.map((row) => row.name));
+    } catch (error) {
+      return { ready: false, reason: `the database does not answer: ${(error as Error).message}` };
+    }
+    const known = knownMigrations();
+    const missing = known.filter((name) => !applied.has(name));
+    if (missing.length > 0) return { ready: false, reason: `migrations not applied: ${missing.join(', ')}` };
+    return { ready: true, detail: `${this.kind}, schema at ${known.at(-1) ?? 'none'}` };
+  }
+
+  /** Live leases by kind, at the database's now (one statement). */
+  heldByKind(): Promise<Record<LeaseKind, number>> {
+    return this.#guard(async () => {
+      const { rows } = await this.#driver.query<{ kind: LeaseKind; held: number }>(
+        `SELECT kind, count(*)::int AS held FROM leasehold.leases
+          WHERE status = 'held' AND (expires_at IS NULL OR expires_at > leasehold.now_ms()) GROUP BY kind`,
+      );
+      const held: Record<LeaseKind, number> = { space: 0, task: 0, spool: 0 };
+      for (const row of rows) held[row.kind] = row.held;
+      return held;
+    });
+  }
+
+  /** The pool's usage (PostgreSQL), else `undefined`. */
+  poolUsage(): PoolUsage | undefined {
+    return this.#driver.poolUsage?.();
   }
 
   /** One bounded sweep pass (see `sweepOnce`); answers whether more is due. */

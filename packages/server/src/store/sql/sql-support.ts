@@ -27,7 +27,8 @@ export function digest(text: string): Buffer {
 
 /** A key's sort key: the engine's code-point order as bytes (`keySortBytes`), so `bytea` order is list order. */
 export function sortKeyOf(key: string): Buffer {
-  return keySortBytes(key);
+  const bytes = keySortBytes(key);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** The smallest byte string above every string that starts with `prefix`, or `null` for none. */

@@ -25,6 +25,8 @@ export interface PgDriverOptions {
    * statements is one message): for statement counts and metrics.
    */
   onQuery?: ((text: string) => void) | undefined;
+  /** Called with each message's round-trip time in seconds once it answers or fails (statement latency metrics). */
+  onQueryDone?: ((seconds: number) => void) | undefined;
   /** Send statements with parameters as named (prepared) statements (default true). */
   preparedStatements?: boolean;
 }
@@ -69,6 +71,7 @@ class Sender {
   constructor(
     private readonly onQuery: ((text: string) => void) | undefined,
     private readonly prepare: boolean,
+    private readonly onDone: ((seconds: number) => void) | undefined = undefined,
   ) {}
 
   #nameOf(text: string): string | undefined {
@@ -89,12 +92,18 @@ class Sender {
   /** Every result of the message. */
   async script(client: Client, text: string, params?: readonly unknown[]): Promise<SqlResult<Record<string, unknown>>[]> {
     this.onQuery?.(text);
-    // No parameters: the simple protocol, which also takes a script of several statements.
-    const raw =
-      params === undefined || params.length === 0
-        ? await client.query(text)
-        : await client.query({ text, values: params as unknown[], name: this.#nameOf(text) });
-    return resultsOf(raw as pg.QueryResult | pg.QueryResult[]);
+    const onDone = this.onDone;
+    const started = onDone === undefined ? 0 : performance.now();
+    try {
+      // No parameters: the simple protocol, which also takes a script of several statements.
+      const raw =
+        params === undefined || params.length === 0
+          ? await client.query(text)
+          : await client.query({ text, values: params as unknown[], name: this.#nameOf(text) });
+      return resultsOf(raw as pg.QueryResult | pg.QueryResult[]);
+    } finally {
+      if (onDone !== undefined) onDone((performance.now() - started) / 1000);
+    }
   }
 }
 
@@ -186,7 +195,7 @@ export function createPgDriver(options: PgDriverOptions): SqlDriver {
   // An idle connection that breaks (the database restarted) must not crash the process:
   // the pool drops it, and the next checkout opens a new one.
   pool.on('error', () => {});
-  const sender = new Sender(options.onQuery, options.preparedStatements ?? true);
+  const sender = new Sender(options.onQuery, options.preparedStatements ?? true, options.onQueryDone);
   const driver: SqlDriver = {
     kind: 'postgres',
     query: (text, params) => sender.run(pool, text, params),
@@ -217,6 +226,7 @@ export function createPgDriver(options: PgDriverOptions): SqlDriver {
       };
     },
     close: () => pool.end(),
+    poolUsage: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
   };
   return driver;
 }

@@ -4,6 +4,7 @@ import { oneRoundTrip } from './0002-one-round-trip.js';
 import { heartbeatIndexes } from './0003-heartbeat-indexes.js';
 import { claimFunctions } from './0004-claim-functions.js';
 import { spoolFunctions } from './0005-spool-functions.js';
+import { faultRules } from './0007-fault-rules.js';
 import { activity } from './0008-activity.js';
 
 /**
@@ -16,5 +17,7 @@ export const migrations: Record<string, Migration> = {
   '0003-heartbeat-indexes': heartbeatIndexes,
   '0004-claim-functions': claimFunctions,
   '0005-spool-functions': spoolFunctions,
+  // 0006 is reserved by another branch (store durability); names apply in order, gaps are fine.
+  '0007-fault-rules': faultRules,
   '0008-activity': activity,
 };
