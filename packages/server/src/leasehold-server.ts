@@ -1,7 +1,7 @@
 import { ServerControl } from './control/server-control.js';
 import { ManualClock, RealClock, type Clock, type Engine, type KeyConfig, type RandomSource } from './engine/index.js';
-import { DeploymentFaults } from './http/deployment-faults.js';
 import { consoleAnswer } from './http/console.js';
+import { DeploymentFaults } from './http/deployment-faults.js';
 import { FaultInjector } from './http/faults.js';
 import { plainFromRequest, responseFromPlain } from './http/fetch.js';
 import { apiHandlers, controlHandlers } from './http/handlers/index.js';

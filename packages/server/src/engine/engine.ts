@@ -1,5 +1,5 @@
-import { utf8Length } from './bytes.js';
 import { Activity } from './activity.js';
+import { utf8Length } from './bytes.js';
 import type { Clock } from './clock.js';
 import { EngineControls } from './controls.js';
 import { KeyStore, type AuthResult, type Credential, type KeyConfig } from './credentials.js';

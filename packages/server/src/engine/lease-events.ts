@@ -73,35 +73,51 @@ interface Stored {
   readonly event: LeaseEvent;
 }
 
+/** One account's events: `items[head…]` are kept (dropping from the front is O(1), compacted now and then). */
+interface AccountLog {
+  items: Stored[];
+  head: number;
+}
+
 /**
  * The lease event log of the memory store: every grant, release, expiry and loss the lease engine
  * makes, per account, kept 10 minutes (and at most `MAX_EVENTS_PER_ACCOUNT`), in the order they
  * were recorded. An expiry is recorded when the engine processes it, with `at` its instant.
  */
 export class LeaseEventLog {
-  readonly #byAccount = new Map<string, Stored[]>();
+  readonly #byAccount = new Map<string, AccountLog>();
   #seq = 0;
 
   /** Record one change of `lease` at `at` (`now`: when it is recorded, for retention). */
   record(lease: LeaseRecord, type: LeaseEventType, at: number, now: number): void {
     const seq = ++this.#seq;
-    let list = this.#byAccount.get(lease.accountId);
-    if (list === undefined) {
-      list = [];
-      this.#byAccount.set(lease.accountId, list);
+    let log = this.#byAccount.get(lease.accountId);
+    if (log === undefined) {
+      log = { items: [], head: 0 };
+      this.#byAccount.set(lease.accountId, log);
     }
-    list.push({ seq, recordedAt: now, event: viewOf(lease, seq, type, at) });
-    this.#prune(list, now);
+    log.items.push({ seq, recordedAt: now, event: viewOf(lease, seq, type, at) });
+    prune(log, now);
   }
 
   /** The caller's events after `after`, at most `limit`, within the last 10 minutes of `now`. */
   list(credential: Credential, after: number, limit: number, now: number): LeaseEventList {
-    const list = this.#byAccount.get(credential.accountId) ?? [];
-    this.#prune(list, now);
+    const log = this.#byAccount.get(credential.accountId);
     const data: LeaseEvent[] = [];
     let last = after;
     let hasMore = false;
-    for (const stored of list) {
+    if (log !== undefined) prune(log, now);
+    const items = log?.items ?? [];
+    // Events are in `seq` order: start after the cursor by binary search.
+    let lo = log?.head ?? 0;
+    let hi = items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((items[mid] as Stored).seq <= after) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < items.length; i++) {
+      const stored = items[i] as Stored;
       if (stored.seq <= after || stored.event.at <= now - TOMBSTONE_MS || !mayRead(credential, stored.event)) continue;
       if (data.length === limit) {
         hasMore = true;
@@ -115,16 +131,24 @@ export class LeaseEventLog {
 
   /** Every kept event of an account (recorded order), for the activity views. */
   *eventsOf(accountId: string, now: number): IterableIterator<LeaseEvent> {
-    const list = this.#byAccount.get(accountId);
-    if (list === undefined) return;
-    this.#prune(list, now);
-    for (const stored of list) if (stored.event.at > now - TOMBSTONE_MS) yield stored.event;
+    const log = this.#byAccount.get(accountId);
+    if (log === undefined) return;
+    prune(log, now);
+    for (let i = log.head; i < log.items.length; i++) {
+      const stored = log.items[i] as Stored;
+      if (stored.event.at > now - TOMBSTONE_MS) yield stored.event;
+    }
   }
+}
 
-  #prune(list: Stored[], now: number): void {
-    let drop = Math.max(0, list.length - MAX_EVENTS_PER_ACCOUNT);
-    while (drop < list.length && (list[drop] as Stored).recordedAt <= now - TOMBSTONE_MS) drop++;
-    if (drop > 0) list.splice(0, drop);
+/** Drop what is past 10 minutes (by when it was recorded) or beyond the cap, from the front. */
+function prune(log: AccountLog, now: number): void {
+  let head = Math.max(log.head, log.items.length - MAX_EVENTS_PER_ACCOUNT);
+  while (head < log.items.length && (log.items[head] as Stored).recordedAt <= now - TOMBSTONE_MS) head++;
+  log.head = head;
+  if (head > 1024 && head * 2 > log.items.length) {
+    log.items = log.items.slice(head);
+    log.head = 0;
   }
 }
 
