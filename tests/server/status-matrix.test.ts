@@ -127,6 +127,45 @@ const operations: Record<string, { success: number; read?: boolean; sample: Samp
     },
     invalid: { param: 'limit', make: async () => ({ query: { limit: 101 } }) },
   },
+  listSpaces: {
+    success: 200,
+    read: true,
+    sample: async (h) => {
+      await h.acquire('k');
+      return { query: { limit: 10 } };
+    },
+    invalid: { param: 'limit', make: async () => ({ query: { limit: 0 } }) },
+  },
+  getSpaceActivity: {
+    success: 200,
+    read: true,
+    sample: async () => ({ path: { spaceId: SPACE } }),
+    invalid: { param: 'limit', make: async () => ({ path: { spaceId: SPACE }, query: { limit: 101 } }) },
+  },
+  listQueueStats: {
+    success: 200,
+    read: true,
+    sample: async () => ({}),
+    invalid: { param: 'limit', make: async () => ({ query: { limit: 0 } }) },
+  },
+  listLeaseEvents: {
+    success: 200,
+    read: true,
+    sample: async () => ({ query: { limit: 5 } }),
+    invalid: { param: 'cursor', make: async () => ({ query: { cursor: 'bogus' } }) },
+  },
+  streamLeaseEvents: {
+    success: 200,
+    read: true,
+    sample: async () => ({ headers: { 'Last-Event-ID': 'evt_0' } }),
+    invalid: { param: 'limit', make: async () => ({ query: { limit: 0 } }) },
+  },
+  listSessions: {
+    success: 200,
+    read: true,
+    sample: async () => ({}),
+    invalid: { param: 'limit', make: async () => ({ query: { limit: 0 } }) },
+  },
   getTask: {
     success: 200,
     read: true,
@@ -432,6 +471,13 @@ const cases: StatusCase[] = [
     code: 'space_not_found',
     title: 'a space the key may not see',
     run: async (s) => (await s()).call('listSpaceClaims', { key: ONE_SPACE, path: { spaceId: SPACE_B } }),
+  },
+  {
+    operationId: 'getSpaceActivity',
+    status: 404,
+    code: 'space_not_found',
+    title: 'the activity of a space the key may not see',
+    run: async (s) => (await s()).call('getSpaceActivity', { key: ONE_SPACE, path: { spaceId: SPACE_B } }),
   },
   {
     operationId: 'acquireSpaceClaim',

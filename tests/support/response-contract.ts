@@ -4,7 +4,7 @@ import { listOperations, resolveRef, schemaErrors, type Operation, type Response
 export interface ObservedResponse {
   status: number;
   headers: Headers;
-  /** Parsed JSON body, or `undefined` for an empty body. */
+  /** Parsed JSON body (the text of a `text/event-stream`), or `undefined` for an empty body. */
   body: unknown;
 }
 
@@ -42,6 +42,11 @@ export function contractProblems(operationId: string, response: ObservedResponse
     const typed = (header.schema as { type?: string }).type === 'integer' ? Number(value) : value;
     problems.push(...schemaErrors(header.schema, typed).map((e) => `header ${name}: ${e}`));
   }
+  const eventStream = spec.content?.['text/event-stream'];
+  if (eventStream && (response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    problems.push(...schemaErrors(eventStream.schema, response.body).map((e) => `body ${e}`));
+    return problems;
+  }
   const media = spec.content?.['application/json'];
   if (media) {
     problems.push(...schemaErrors(media.schema, response.body).map((e) => `body ${e}`));
@@ -57,5 +62,7 @@ export function contractProblems(operationId: string, response: ObservedResponse
 /** Reads a fetch `Response` into an `ObservedResponse`. */
 export async function observe(response: Response): Promise<ObservedResponse> {
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text === '' ? undefined : (JSON.parse(text) as unknown) };
+  // Server-sent events are text; everything else the API answers is JSON.
+  const isText = (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
+  return { status: response.status, headers: response.headers, body: text === '' ? undefined : isText ? text : (JSON.parse(text) as unknown) };
 }

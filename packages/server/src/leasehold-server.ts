@@ -1,5 +1,6 @@
 import { ServerControl } from './control/server-control.js';
 import { ManualClock, RealClock, type Clock, type Engine, type KeyConfig, type RandomSource } from './engine/index.js';
+import { consoleAnswer } from './http/console.js';
 import { DeploymentFaults } from './http/deployment-faults.js';
 import { FaultInjector } from './http/faults.js';
 import { plainFromRequest, responseFromPlain } from './http/fetch.js';
@@ -134,6 +135,7 @@ export class LeaseholdServer<S extends Store = MemoryStore> {
         ...operationalRoutes({ store: this.store, draining: () => this.#draining, metrics: this.metrics }),
         '/openapi.json': ({ apiBaseUrl }) => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: servedSpec(apiBaseUrl) }),
         '/': ({ mount }) => landingPage(mount, landingLinks),
+        '/console': consoleAnswer,
         ...(docs === undefined ? {} : {
           '/docs': () => pageAnswer('text/html; charset=utf-8', typeof docs === 'string' ? docs : docs()),
         }),

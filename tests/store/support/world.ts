@@ -149,7 +149,7 @@ export async function runScenario(
 const RANDOM = [
   /lht_[A-Za-z0-9]+_[A-Za-z0-9_-]+/g,
   /sl_[A-Za-z0-9]+_[A-Za-z0-9_-]+/g,
-  /(clm|msg|hdl|note)_[A-Za-z0-9]+/g,
+  /(clm|msg|hdl|note|evt)_[A-Za-z0-9]+/g,
   /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/g,
 ];
 

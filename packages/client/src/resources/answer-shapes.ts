@@ -157,4 +157,10 @@ export const answerShapes: Readonly<Record<ClientOperationId, AnswerShape>> = Ob
   ackMessage: anySuccess,
   nackMessage: anySuccess,
   discardMessage: anySuccess,
+  listSpaces: objectBody('space list'),
+  getSpaceActivity: objectBody('space activity'),
+  listQueueStats: objectBody('queue statistics'),
+  listLeaseEvents: objectBody('lease event list'),
+  streamLeaseEvents: anySuccess,
+  listSessions: objectBody('session list'),
 });

@@ -638,6 +638,157 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/spaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List active spaces
+         * @description The spaces of the account the key may see that hold or queue a claim now, or saw a lease event
+         *     (`listLeaseEvents`) in the last 10 minutes, in `spaceId` order, with counts: what the console shows first. Pages hold up to
+         *     `limit` spaces; pass `nextCursor` back as `cursor` until it is `null`.
+         *
+         *     Key permission: `coordination_read`.
+         */
+        get: operations["listSpaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/spaces/{spaceId}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a space's activity
+         * @description One page of the space's held claims in key order (as `listSpaceClaims`, `details` included),
+         *     every claim waiting behind those keys with its position, and the claims lost in the last 10
+         *     minutes with their reason (newest first, at most 100). Tokens never appear here.
+         *
+         *     Key permission: `coordination_read`.
+         */
+        get: operations["getSpaceActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/queues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List queue statistics
+         * @description Every queue of the account's spools, in spool then queue name order, with its depth, leased,
+         *     delayed and dead-lettered counts, its lease timeout, and 10-second samples of the last 10
+         *     minutes (stored messages, sends, acknowledgements). Pages hold up to `limit` queues.
+         *
+         *     Key permission: `spools:read`.
+         */
+        get: operations["listQueueStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List lease events
+         * @description Grants, releases, expirations and losses of the account's leases in the last 10 minutes,
+         *     oldest first, after `cursor`. Only what the key may read is listed: space claims of the
+         *     spaces it sees, task claims with `tasks:read`, spool leases with `spools:read`. An event is
+         *     recorded when the server notices the change: an expiry is listed once the server has
+         *     processed it, with `at` the instant the lease ran out, so `at` is not always increasing.
+         *
+         *     Key permission: `coordination_read`.
+         */
+        get: operations["listLeaseEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream lease events (SSE)
+         * @description The events of `listLeaseEvents` as a `text/event-stream` for `EventSource`: each event is
+         *     `id: <id>`, `event: lease_event` and `data: <LeaseEvent JSON>`. Every answer carries what
+         *     exists after `Last-Event-ID` (or `cursor`) — at most `limit` events — and ends with a
+         *     `retry: 1000` field, so `EventSource` reconnects a second later with the last id it saw: a
+         *     live feed that holds no connection or transaction open and passes any proxy or adapter that
+         *     buffers answers. An answer with nothing new carries a comment line and `retry` only.
+         *
+         *     Key permission: `coordination_read`. `EventSource` sends no `Authorization` header: browsers
+         *     read it with `fetch` and a stream reader, as the console does.
+         */
+        get: operations["streamLeaseEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List holder sessions
+         * @description The account's holder sessions with live leases or a heartbeat in the last 10 minutes, in
+         *     session order: how many batch heartbeats each sent in the last 60 seconds (its rate per
+         *     minute), when it last sent one and how many live leases it holds — a fleet's health at a
+         *     glance. Pages hold up to `limit` sessions.
+         *
+         *     Key permission: `coordination_read`.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/_control/clock": {
         parameters: {
             query?: never;
@@ -1579,6 +1730,302 @@ export interface components {
              */
             delaySeconds?: number;
         };
+        /**
+         * SpaceSummary
+         * @description A space of the account with live or recent activity, as the console lists it.
+         */
+        SpaceSummary: {
+            /** @constant */
+            object: "space";
+            /**
+             * Format: uuid
+             * @example 6f1c2b9e-8d4a-4c1e-9b7a-3e2f1d0c9b8a
+             */
+            spaceId: string;
+            /**
+             * @description Keys held now.
+             * @example 3
+             */
+            held: number;
+            /**
+             * @description Claims waiting in a key's queue now.
+             * @example 1
+             */
+            waiting: number;
+            /**
+             * @description Claims lost in the last 10 minutes.
+             * @example 0
+             */
+            lost: number;
+        };
+        /**
+         * SpaceList
+         * @description One page of active spaces in `spaceId` order.
+         */
+        SpaceList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["SpaceSummary"][];
+            /**
+             * @description Pass as `cursor` to get the next page; `null` on the last page.
+             * @example null
+             */
+            nextCursor: string | null;
+        };
+        /**
+         * Waiter
+         * @description A claim waiting for a held key, with its place in the key's first-come first-served queue.
+         */
+        Waiter: {
+            /** @constant */
+            object: "waiter";
+            /** @example clm_9Qw3Er5Ty7Ui1Op2 */
+            claimId: string;
+            key: components["schemas"]["ClaimKey"];
+            /**
+             * Format: uuid
+             * @example 0b7e4c6a-1f2d-4e3b-8a9c-5d6e7f8a9b0c
+             */
+            scopeId: string;
+            /** @example worker-2 */
+            holder: string;
+            /** @example sess_8h7g6f5e */
+            holderSession: string;
+            /**
+             * @description 1 for the next claim to be granted.
+             * @example 1
+             */
+            position: number;
+            expiresAt: components["schemas"]["EpochMillis"];
+        };
+        /**
+         * @description Why a lease was lost: `expired` (its holder stopped renewing), `lapsed` (a waiter's time ran
+         *     out before it was granted), `scope_cancelled` (its run was cancelled), `discarded` (its
+         *     message was discarded), `primary_change` (a failover made spool leases stale), `revoked`
+         *     (taken away by a test control).
+         * @example expired
+         * @enum {string}
+         */
+        LostReason: "expired" | "lapsed" | "scope_cancelled" | "discarded" | "primary_change" | "revoked";
+        /**
+         * LostClaim
+         * @description A space claim lost in the last 10 minutes (held or waiting when it was lost).
+         */
+        LostClaim: {
+            /** @constant */
+            object: "lost_claim";
+            /** @example clm_7Zp2Qk9rT4xW1mN8 */
+            claimId: string;
+            key: components["schemas"]["ClaimKey"];
+            /**
+             * Format: uuid
+             * @example 0b7e4c6a-1f2d-4e3b-8a9c-5d6e7f8a9b0c
+             */
+            scopeId: string;
+            /** @example worker-1 */
+            holder: string;
+            /** @example sess_4d3c2b1a */
+            holderSession: string;
+            /** @description The fence it was granted with; `null` for a waiter that was never granted. */
+            fence: components["schemas"]["Fence"] | null;
+            reason: components["schemas"]["LostReason"];
+            lostAt: components["schemas"]["EpochMillis"];
+        };
+        /**
+         * SpaceActivity
+         * @description What happens in one space now: one page of held claims in key order (as
+         *     `GET /v1/spaces/{spaceId}/claims` lists them, with the latest heartbeat `details`), the
+         *     claims waiting behind the keys of that page in queue order, and the claims lost in the last
+         *     10 minutes, newest first (at most 100).
+         */
+        SpaceActivity: {
+            /** @constant */
+            object: "space_activity";
+            /**
+             * Format: uuid
+             * @example 6f1c2b9e-8d4a-4c1e-9b7a-3e2f1d0c9b8a
+             */
+            spaceId: string;
+            claims: components["schemas"]["Claim"][];
+            waiters: components["schemas"]["Waiter"][];
+            lost: components["schemas"]["LostClaim"][];
+            /**
+             * @description Pass as `cursor` for the next page of held claims; `null` on the last page.
+             * @example null
+             */
+            nextCursor: string | null;
+        };
+        /**
+         * QueueSample
+         * @description One 10-second interval of a queue's history.
+         */
+        QueueSample: {
+            /** @description The end of the interval (epoch ms); the newest interval ends at the next 10-second boundary. */
+            at: components["schemas"]["EpochMillis"];
+            /**
+             * @description Messages stored in the queue (ready, delayed or leased) at the end of the interval.
+             * @example 12
+             */
+            messages: number;
+            /**
+             * @description Messages sent during the interval.
+             * @example 4
+             */
+            sent: number;
+            /**
+             * @description Messages acknowledged during the interval (throughput).
+             * @example 5
+             */
+            processed: number;
+        };
+        /**
+         * QueueStats
+         * @description A queue's counts now and its last 10 minutes in 10-second samples (oldest first, 60 of
+         *     them). `deadLettered` counts messages discarded by handle in the last 10 minutes — how a
+         *     consumer with `deadLetter: 'discard'` gives up; a dead-letter *queue* is a queue of its own.
+         */
+        QueueStats: {
+            /** @constant */
+            object: "queue_stats";
+            spool: components["schemas"]["IdentName"];
+            queue: components["schemas"]["IdentName"];
+            leaseTimeoutSeconds: components["schemas"]["LeaseTimeoutSeconds"];
+            /**
+             * @description Messages ready to be received.
+             * @example 12
+             */
+            depth: number;
+            /**
+             * @description Messages currently leased to a receiver.
+             * @example 3
+             */
+            leased: number;
+            /**
+             * @description Messages not yet visible (sent with a delay or nacked with one).
+             * @example 1
+             */
+            delayed: number;
+            /**
+             * @description Messages discarded in the last 10 minutes.
+             * @example 0
+             */
+            deadLettered: number;
+            samples: components["schemas"]["QueueSample"][];
+        };
+        /**
+         * QueueStatsList
+         * @description One page of queues with their statistics, in spool then queue name order.
+         */
+        QueueStatsList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["QueueStats"][];
+            /**
+             * @description Pass as `cursor` to get the next page; `null` on the last page.
+             * @example null
+             */
+            nextCursor: string | null;
+        };
+        /**
+         * LeaseEvent
+         * @description One change of a lease: `granted` (acquired, or handed over to a waiter), `released` (given
+         *     back, acknowledged, nacked or completed), `expired` (its time ran out: `reason` `expired` for
+         *     a holder, `lapsed` for a waiter) or `lost` (taken away: `reason` says why). Fields that do not
+         *     apply to the lease's kind are `null`.
+         */
+        LeaseEvent: {
+            /** @constant */
+            object: "lease_event";
+            /**
+             * @description Opaque and increasing; pass it as `cursor` (or `Last-Event-ID`) to read what came after it.
+             * @example 1042
+             */
+            id: string;
+            /**
+             * @example granted
+             * @enum {string}
+             */
+            type: "granted" | "released" | "expired" | "lost";
+            /**
+             * @example space
+             * @enum {string}
+             */
+            kind: "space" | "task" | "spool";
+            at: components["schemas"]["EpochMillis"];
+            /** @example clm_7Zp2Qk9rT4xW1mN8 */
+            claimId: string;
+            /** @example worker-1 */
+            holder: string | null;
+            /** @example sess_4d3c2b1a */
+            holderSession: string | null;
+            fence: components["schemas"]["Fence"] | null;
+            /** @example 6f1c2b9e-8d4a-4c1e-9b7a-3e2f1d0c9b8a */
+            spaceId: string | null;
+            /** @example reports/2026-11 */
+            key: string | null;
+            /** @example 0b7e4c6a-1f2d-4e3b-8a9c-5d6e7f8a9b0c */
+            scopeId: string | null;
+            /** @example null */
+            taskId: number | null;
+            /** @example null */
+            spool: string | null;
+            /** @example null */
+            queue: string | null;
+            /** @example null */
+            reason: components["schemas"]["LostReason"] | null;
+        };
+        /**
+         * LeaseEventList
+         * @description Lease events after the cursor, oldest first. `nextCursor` is never `null`: it stands for the
+         *     last event of the page (or the cursor sent, when nothing newer exists), so a follower passes
+         *     it back to read what comes next; `hasMore` says whether more events wait already.
+         */
+        LeaseEventList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["LeaseEvent"][];
+            /** @example 1042 */
+            nextCursor: string;
+            /** @example false */
+            hasMore: boolean;
+        };
+        /**
+         * SessionActivity
+         * @description A holder session's heartbeats in the last minute and its live leases.
+         */
+        SessionActivity: {
+            /** @constant */
+            object: "session";
+            /** @example sess_4d3c2b1a */
+            holderSession: string;
+            /**
+             * @description Batch heartbeats sent with this `holderSession` in the last minute (the current 10-second
+             *     interval and the five before it), that is its rate per minute.
+             * @example 6
+             */
+            heartbeats: number;
+            /** @description The last heartbeat of the session (within the last 10 minutes), or `null`. */
+            lastHeartbeatAt: components["schemas"]["EpochMillis"] | null;
+            /**
+             * @description Live leases (held or waiting) of the session, of every kind.
+             * @example 3
+             */
+            leases: number;
+        };
+        /**
+         * SessionList
+         * @description The account's sessions that hold leases or sent a heartbeat in the last 10 minutes, in session order.
+         */
+        SessionList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["SessionActivity"][];
+            /**
+             * @description Pass as `cursor` to get the next page; `null` on the last page.
+             * @example null
+             */
+            nextCursor: string | null;
+        };
         /** ControlClock */
         ControlClock: {
             /** @constant */
@@ -2206,6 +2653,16 @@ export interface components {
          * @example hdl_5Vn8Kq2Xr7Tz4Lm9
          */
         MessageHandle: components["schemas"]["MessageHandle"];
+        /**
+         * @description The `id` of the last event seen (or a `nextCursor`); omit it to start with the oldest event kept (10 minutes).
+         * @example 1042
+         */
+        EventCursor: string;
+        /**
+         * @description The `id` of the last event received; what `EventSource` sends when it reconnects. Wins over `cursor`.
+         * @example 1042
+         */
+        LastEventId: string;
         /**
          * @description The account id (the demo keys use `acct_demo` and `acct_other`).
          * @example acct_demo
@@ -4059,6 +4516,271 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    listSpaces: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1–100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `nextCursor` of the previous page.
+                 * @example Y2xtOnJlcG9ydHMvMjAyNi0xMQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of active spaces. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpaceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    getSpaceActivity: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only keys that start with this string.
+                 * @example reports/
+                 */
+                prefix?: components["parameters"]["Prefix"];
+                /**
+                 * @description Page size, 1–100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `nextCursor` of the previous page.
+                 * @example Y2xtOnJlcG9ydHMvMjAyNi0xMQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The space, a UUID your key may see. Spaces need no creation.
+                 * @example 6f1c2b9e-8d4a-4c1e-9b7a-3e2f1d0c9b8a
+                 */
+                spaceId: components["parameters"]["SpaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The space's claims, waiters and recent losses. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpaceActivity"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    listQueueStats: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1–100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `nextCursor` of the previous page.
+                 * @example Y2xtOnJlcG9ydHMvMjAyNi0xMQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of queue statistics. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueStatsList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    listLeaseEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The `id` of the last event seen (or a `nextCursor`); omit it to start with the oldest event kept (10 minutes).
+                 * @example 1042
+                 */
+                cursor?: components["parameters"]["EventCursor"];
+                /**
+                 * @description Page size, 1–100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Lease events after the cursor. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaseEventList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    streamLeaseEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The `id` of the last event seen (or a `nextCursor`); omit it to start with the oldest event kept (10 minutes).
+                 * @example 1042
+                 */
+                cursor?: components["parameters"]["EventCursor"];
+                /**
+                 * @description Page size, 1–100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: {
+                /**
+                 * @description The `id` of the last event received; what `EventSource` sends when it reconnects. Wins over `cursor`.
+                 * @example 1042
+                 */
+                "Last-Event-ID"?: components["parameters"]["LastEventId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Events after the last one seen, as server-sent events. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example id: 1042
+                     *     event: lease_event
+                     *     data: {"object":"lease_event","id":"1042","type":"granted"}
+                     *
+                     *     retry: 1000
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1–100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `nextCursor` of the previous page.
+                 * @example Y2xtOnJlcG9ydHMvMjAyNi0xMQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of sessions. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

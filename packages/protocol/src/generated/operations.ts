@@ -585,6 +585,153 @@ export const operationMetadata = {
     "idempotencyKey": "optional",
     "control": false
   },
+  "listSpaces": {
+    "method": "GET",
+    "path": "/v1/spaces",
+    "pathParams": [],
+    "queryParams": [
+      {
+        "name": "limit",
+        "integer": true,
+        "required": false
+      },
+      {
+        "name": "cursor",
+        "integer": false,
+        "required": false
+      }
+    ],
+    "headerParams": [],
+    "permission": "coordination_read",
+    "body": "none",
+    "idempotencyKey": "none",
+    "control": false
+  },
+  "getSpaceActivity": {
+    "method": "GET",
+    "path": "/v1/spaces/{spaceId}/activity",
+    "pathParams": [
+      {
+        "name": "spaceId",
+        "integer": false
+      }
+    ],
+    "queryParams": [
+      {
+        "name": "prefix",
+        "integer": false,
+        "required": false
+      },
+      {
+        "name": "limit",
+        "integer": true,
+        "required": false
+      },
+      {
+        "name": "cursor",
+        "integer": false,
+        "required": false
+      }
+    ],
+    "headerParams": [],
+    "permission": "coordination_read",
+    "body": "none",
+    "idempotencyKey": "none",
+    "control": false
+  },
+  "listQueueStats": {
+    "method": "GET",
+    "path": "/v1/queues",
+    "pathParams": [],
+    "queryParams": [
+      {
+        "name": "limit",
+        "integer": true,
+        "required": false
+      },
+      {
+        "name": "cursor",
+        "integer": false,
+        "required": false
+      }
+    ],
+    "headerParams": [],
+    "permission": "spools:read",
+    "body": "none",
+    "idempotencyKey": "none",
+    "control": false
+  },
+  "listLeaseEvents": {
+    "method": "GET",
+    "path": "/v1/events",
+    "pathParams": [],
+    "queryParams": [
+      {
+        "name": "cursor",
+        "integer": false,
+        "required": false
+      },
+      {
+        "name": "limit",
+        "integer": true,
+        "required": false
+      }
+    ],
+    "headerParams": [],
+    "permission": "coordination_read",
+    "body": "none",
+    "idempotencyKey": "none",
+    "control": false
+  },
+  "streamLeaseEvents": {
+    "method": "GET",
+    "path": "/v1/events/stream",
+    "pathParams": [],
+    "queryParams": [
+      {
+        "name": "cursor",
+        "integer": false,
+        "required": false
+      },
+      {
+        "name": "limit",
+        "integer": true,
+        "required": false
+      }
+    ],
+    "headerParams": [
+      {
+        "name": "Last-Event-ID",
+        "required": false
+      }
+    ],
+    "permission": "coordination_read",
+    "body": "none",
+    "idempotencyKey": "none",
+    "control": false
+  },
+  "listSessions": {
+    "method": "GET",
+    "path": "/v1/sessions",
+    "pathParams": [],
+    "queryParams": [
+      {
+        "name": "limit",
+        "integer": true,
+        "required": false
+      },
+      {
+        "name": "cursor",
+        "integer": false,
+        "required": false
+      }
+    ],
+    "headerParams": [],
+    "permission": "coordination_read",
+    "body": "none",
+    "idempotencyKey": "none",
+    "control": false
+  },
   "getControlClock": {
     "method": "GET",
     "path": "/_control/clock",

@@ -1,3 +1,4 @@
+import { Activity } from './activity.js';
 import { utf8Length } from './bytes.js';
 import type { Clock } from './clock.js';
 import { EngineControls } from './controls.js';
@@ -10,6 +11,7 @@ import { LeaseEngine, type LeaseStats } from './lease-engine.js';
 import type { Details } from './lease-record.js';
 import { cryptoRandom, type RandomSource } from './random.js';
 import { RateLimiter, type RateDecision } from './rate-limiter.js';
+import { SessionHeartbeats } from './session-heartbeats.js';
 import { SpaceClaims } from './space-claims.js';
 import { Spools } from './spools.js';
 import { Tasks } from './tasks.js';
@@ -79,6 +81,10 @@ export class Engine {
   readonly idempotency: IdempotencyStore;
   /** Test levers. */
   readonly controls: EngineControls;
+  /** Heartbeats per account and holder session (the activity views' rates). */
+  readonly sessionHeartbeats = new SessionHeartbeats();
+  /** The read-only activity views (spaces, queue statistics, lease events, sessions). */
+  readonly activity: Activity;
 
   /** Build an engine. */
   constructor(options: EngineOptions) {
@@ -97,6 +103,7 @@ export class Engine {
       claims: this.claims,
       spools: this.spools,
     });
+    this.activity = new Activity(this.leases, this.claims, this.spools, this.sessionHeartbeats);
   }
 
   /** Authenticate a raw `Authorization` header. */
@@ -114,6 +121,8 @@ export class Engine {
     const ttl = parseTtl(request.ttl);
     const details = checkDetails(request.details);
     const results = heartbeat(this.leases, { ...request, ttl, details });
+    const session = request.holderSession;
+    if (typeof session === 'string') this.sessionHeartbeats.record(request.credential.accountId, session, this.clock.now());
     return { object: 'list', results };
   }
 

@@ -7,6 +7,8 @@ import type { LeaseEngine } from './lease-engine.js';
 export interface HeartbeatCaller {
   /** The calling credential. */
   readonly credentialId: string;
+  /** Its account (heartbeat rates are counted per account and session). */
+  readonly accountId: string;
 }
 
 /** A batch heartbeat request, `ttl` already parsed to seconds (see `parseTtl`). */

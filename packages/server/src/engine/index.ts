@@ -94,3 +94,35 @@ export { IDEMPOTENCY_TTL_MS, IdempotencyStore, type IdempotencyBegin } from './i
 export { normalizeIdempotencyKey, requestFingerprint } from './idempotency-key.js';
 /** Test levers. */
 export { EngineControls } from './controls.js';
+/** The read-only activity views (the console's reads) and their wire shapes. */
+export { Activity, isLoss, lostClaimOf, pageQuery, queueSortKey, type PageParams } from './activity.js';
+export {
+  MAX_LOST_SHOWN,
+  pageAfter,
+  type LostClaim,
+  type QueueStats,
+  type QueueStatsList,
+  type SessionActivity,
+  type SessionList,
+  type SpaceActivity,
+  type SpaceList,
+  type SpaceSummary,
+  type Waiter,
+} from './activity-views.js';
+/** Lease events: the log, its cursor and who may read an event. */
+export {
+  LeaseEventLog,
+  MAX_EVENTS_PER_ACCOUNT,
+  decodeEventCursor,
+  endedType,
+  eventId,
+  eventQuery,
+  mayRead,
+  type LeaseEvent,
+  type LeaseEventList,
+  type LeaseEventType,
+} from './lease-events.js';
+/** Queue history in 10-second samples. */
+export { QueueHistory, SAMPLE_COUNT, SAMPLE_MS, bucketOf, samplesOf, type QueueSample, type SampleCounts } from './queue-history.js';
+/** Heartbeats per session. */
+export { RATE_BUCKETS, SessionHeartbeats, firstRateBucket, type SessionBeat } from './session-heartbeats.js';

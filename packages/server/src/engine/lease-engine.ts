@@ -11,6 +11,7 @@ import {
 import { MinHeap } from './min-heap.js';
 import type { RandomSource } from './random.js';
 import type { HeartbeatResult } from './heartbeat-result.js';
+import { LeaseEventLog, endedType } from './lease-events.js';
 
 /** What each kind of lease does when the lease engine takes it away or a heartbeat touches it. */
 export interface LeaseKindHandler {
@@ -60,6 +61,8 @@ export class LeaseEngine {
   /** The last fence granted in each account. */
   readonly #fences = new Map<string, number>();
   #seq = 0;
+  /** Every grant, release, expiry and loss of the last 10 minutes, per account. */
+  readonly events = new LeaseEventLog();
 
   /** Create an engine reading time from `clock` and randomness from `random`. */
   constructor(clock: Clock, random: RandomSource) {
@@ -153,6 +156,7 @@ export class LeaseEngine {
     lease.fence = fence;
     lease.acquiredAt = at;
     this.setExpiry(lease, expiresAt);
+    this.events.record(lease, 'granted', at, this.#clock.now());
   }
 
   /** Set when a live lease lapses (`null` = never); an extension costs no heap work. */
@@ -175,6 +179,7 @@ export class LeaseEngine {
     lease.lostReason = reason;
     lease.endedAt = at;
     this.#heap.schedule(lease, at + TOMBSTONE_MS);
+    this.events.record(lease, endedType(reason), at, this.#clock.now());
   }
 
   /** End a lease by its holder's choice: kept 10 minutes so a repeat sees the same `row`. */
@@ -185,11 +190,16 @@ export class LeaseEngine {
     lease.endedAt = at;
     this.#heap.schedule(lease, at + TOMBSTONE_MS);
     this.#unindexCredential(lease);
+    this.events.record(lease, 'released', at, this.#clock.now());
   }
 
   /** Forget a lease at once (a settled spool lease): any later use of its token is stale. */
   forget(lease: LeaseRecord): void {
-    if (lease.live) lease.status = 'released';
+    if (lease.live) {
+      lease.status = 'released';
+      const now = this.#clock.now();
+      this.events.record(lease, 'released', now, now);
+    }
     this.purge(lease);
   }
 

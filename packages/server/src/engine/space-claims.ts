@@ -213,6 +213,11 @@ export class SpaceClaims implements LeaseKindHandler {
     return live.length;
   }
 
+  /** The account's spaces that hold or queue anything (any order), for the activity views. */
+  *spacesOf(accountId: string): IterableIterator<SpaceState> {
+    for (const space of this.#spaces.values()) if (space.accountId === accountId) yield space;
+  }
+
   /** The space of an account, if anything happened in it yet (for controls). */
   spaceOf(accountId: string, spaceId: string, create: boolean): SpaceState | undefined {
     const id = `${accountId}\n${spaceId}`;

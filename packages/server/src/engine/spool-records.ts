@@ -1,6 +1,7 @@
 import { toUtc } from './clock.js';
 import type { LeaseRecord } from './lease-record.js';
 import { MinHeap, type HeapItem } from './min-heap.js';
+import { QueueHistory } from './queue-history.js';
 import { createSortedMap, type SortedMap } from './sorted-map.js';
 
 /** At most this many queues per spool (`plan_limit_exceeded` beyond). */
@@ -28,6 +29,8 @@ export interface QueueRecord {
   readonly delayed: MinHeap<MessageRecord>;
   /** How many messages are leased right now. */
   leased: number;
+  /** Sends, acknowledgements and discards of the last 10 minutes, per 10 seconds. */
+  readonly history: QueueHistory;
 }
 
 /** One message. */
@@ -101,6 +104,7 @@ export function createQueueRecord(spool: SpoolRecord, name: string, leaseTimeout
     ready: createSortedMap<number, MessageRecord>(),
     delayed: new MinHeap<MessageRecord>(),
     leased: 0,
+    history: new QueueHistory(),
   };
 }
 

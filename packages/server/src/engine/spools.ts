@@ -113,6 +113,7 @@ export class Spools implements LeaseKindHandler {
     };
     queue.spool.handles.set(message.handle, message);
     this.#messages++;
+    queue.history.sent(now);
     this.#enqueue(message, now);
     return messageView(message);
   }
@@ -156,11 +157,11 @@ export class Spools implements LeaseKindHandler {
 
   /** Settle a lease by deleting its message. */
   ack(params: LeaseParams): void {
-    this.#leases.sync();
+    const now = this.#leases.sync();
     const lease = this.#liveLease(params);
     const message = lease.owner as MessageRecord;
     this.#settle(lease);
-    this.#delete(message);
+    this.#delete(message, now, false);
   }
 
   /** Settle a lease by returning its message to the queue (invisible for `delaySeconds`). */
@@ -195,7 +196,7 @@ export class Spools implements LeaseKindHandler {
       message.queue.ready.delete(message.seq);
       message.queue.delayed.remove(message);
     }
-    this.#delete(message);
+    this.#delete(message, now, true);
     return view;
   }
 
@@ -210,6 +211,11 @@ export class Spools implements LeaseKindHandler {
   /** Messages stored (ready, delayed or leased). */
   get messageCount(): number {
     return this.#messages;
+  }
+
+  /** The account's spools (any order), for the activity views. */
+  *spoolsOf(accountId: string): IterableIterator<SpoolRecord> {
+    for (const spool of this.#spools.values()) if (spool.accountId === accountId) yield spool;
   }
 
   /** Every account's spool of this name (for controls that name no account). */
@@ -252,8 +258,9 @@ export class Spools implements LeaseKindHandler {
     else this.#leases.markLost(lease, discardedAt, 'discarded');
   }
 
-  #delete(message: MessageRecord): void {
+  #delete(message: MessageRecord, now: number, discarded: boolean): void {
     message.queue.spool.handles.delete(message.handle);
+    message.queue.history.removed(now, discarded);
     this.#messages--;
   }
 

@@ -47,6 +47,10 @@ export const openapiDocument: OpenApiDocument = {
       "description": "Queues of messages received under leases; renew resets a lease, and a 410 tells a worker its lease no longer settles anything."
     },
     {
+      "name": "Activity",
+      "description": "Read-only views of what happens now — active spaces, waiters, recent losses, queue statistics, lease events (also as server-sent events) and heartbeat rates per session. The console at `/console` is built on these alone."
+    },
+    {
       "name": "Testing",
       "description": "**Not part of the production API.** Test controls of the reference server, served only\nwhen it is started with `--control` (and always available in process as\n`server.control`). They need no API key; never expose them beyond localhost.\n"
     }
@@ -2660,6 +2664,421 @@ export const openapiDocument: OpenApiDocument = {
         }
       }
     },
+    "/v1/spaces": {
+      "get": {
+        "operationId": "listSpaces",
+        "summary": "List active spaces",
+        "description": "The spaces of the account the key may see that hold or queue a claim now, or saw a lease event\n(`listLeaseEvents`) in the last 10 minutes, in `spaceId` order, with counts: what the console shows first. Pages hold up to\n`limit` spaces; pass `nextCursor` back as `cursor` until it is `null`.\n\nKey permission: `coordination_read`.\n",
+        "tags": [
+          "Activity"
+        ],
+        "x-permission": "coordination_read",
+        "security": [
+          {
+            "bearerAuth": [
+              "coordination_read"
+            ]
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Limit"
+          },
+          {
+            "$ref": "#/components/parameters/Cursor"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "One page of active spaces.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SpaceList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "402": {
+            "$ref": "#/components/responses/PaymentRequired"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          },
+          "default": {
+            "$ref": "#/components/responses/Default"
+          }
+        }
+      }
+    },
+    "/v1/spaces/{spaceId}/activity": {
+      "get": {
+        "operationId": "getSpaceActivity",
+        "summary": "Read a space's activity",
+        "description": "One page of the space's held claims in key order (as `listSpaceClaims`, `details` included),\nevery claim waiting behind those keys with its position, and the claims lost in the last 10\nminutes with their reason (newest first, at most 100). Tokens never appear here.\n\nKey permission: `coordination_read`.\n",
+        "tags": [
+          "Activity"
+        ],
+        "x-permission": "coordination_read",
+        "security": [
+          {
+            "bearerAuth": [
+              "coordination_read"
+            ]
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SpaceId"
+          },
+          {
+            "$ref": "#/components/parameters/Prefix"
+          },
+          {
+            "$ref": "#/components/parameters/Limit"
+          },
+          {
+            "$ref": "#/components/parameters/Cursor"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The space's claims, waiters and recent losses.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SpaceActivity"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "402": {
+            "$ref": "#/components/responses/PaymentRequired"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          },
+          "default": {
+            "$ref": "#/components/responses/Default"
+          }
+        }
+      }
+    },
+    "/v1/queues": {
+      "get": {
+        "operationId": "listQueueStats",
+        "summary": "List queue statistics",
+        "description": "Every queue of the account's spools, in spool then queue name order, with its depth, leased,\ndelayed and dead-lettered counts, its lease timeout, and 10-second samples of the last 10\nminutes (stored messages, sends, acknowledgements). Pages hold up to `limit` queues.\n\nKey permission: `spools:read`.\n",
+        "tags": [
+          "Activity"
+        ],
+        "x-permission": "spools:read",
+        "security": [
+          {
+            "bearerAuth": [
+              "spools:read"
+            ]
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Limit"
+          },
+          {
+            "$ref": "#/components/parameters/Cursor"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "One page of queue statistics.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/QueueStatsList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "402": {
+            "$ref": "#/components/responses/PaymentRequired"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          },
+          "default": {
+            "$ref": "#/components/responses/Default"
+          }
+        }
+      }
+    },
+    "/v1/events": {
+      "get": {
+        "operationId": "listLeaseEvents",
+        "summary": "List lease events",
+        "description": "Grants, releases, expirations and losses of the account's leases in the last 10 minutes,\noldest first, after `cursor`. Only what the key may read is listed: space claims of the\nspaces it sees, task claims with `tasks:read`, spool leases with `spools:read`. An event is\nrecorded when the server notices the change: an expiry is listed once the server has\nprocessed it, with `at` the instant the lease ran out, so `at` is not always increasing.\n\nKey permission: `coordination_read`.\n",
+        "tags": [
+          "Activity"
+        ],
+        "x-permission": "coordination_read",
+        "security": [
+          {
+            "bearerAuth": [
+              "coordination_read"
+            ]
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/EventCursor"
+          },
+          {
+            "$ref": "#/components/parameters/Limit"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Lease events after the cursor.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/LeaseEventList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "402": {
+            "$ref": "#/components/responses/PaymentRequired"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          },
+          "default": {
+            "$ref": "#/components/responses/Default"
+          }
+        }
+      }
+    },
+    "/v1/events/stream": {
+      "get": {
+        "operationId": "streamLeaseEvents",
+        "summary": "Stream lease events (SSE)",
+        "description": "The events of `listLeaseEvents` as a `text/event-stream` for `EventSource`: each event is\n`id: <id>`, `event: lease_event` and `data: <LeaseEvent JSON>`. Every answer carries what\nexists after `Last-Event-ID` (or `cursor`) — at most `limit` events — and ends with a\n`retry: 1000` field, so `EventSource` reconnects a second later with the last id it saw: a\nlive feed that holds no connection or transaction open and passes any proxy or adapter that\nbuffers answers. An answer with nothing new carries a comment line and `retry` only.\n\nKey permission: `coordination_read`. `EventSource` sends no `Authorization` header: browsers\nread it with `fetch` and a stream reader, as the console does.\n",
+        "tags": [
+          "Activity"
+        ],
+        "x-permission": "coordination_read",
+        "security": [
+          {
+            "bearerAuth": [
+              "coordination_read"
+            ]
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/EventCursor"
+          },
+          {
+            "$ref": "#/components/parameters/Limit"
+          },
+          {
+            "$ref": "#/components/parameters/LastEventId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Events after the last one seen, as server-sent events.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "text/event-stream": {
+                "schema": {
+                  "type": "string"
+                },
+                "example": "id: 1042\nevent: lease_event\ndata: {\"object\":\"lease_event\",\"id\":\"1042\",\"type\":\"granted\"}\n\nretry: 1000\n\n"
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "402": {
+            "$ref": "#/components/responses/PaymentRequired"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          },
+          "default": {
+            "$ref": "#/components/responses/Default"
+          }
+        }
+      }
+    },
+    "/v1/sessions": {
+      "get": {
+        "operationId": "listSessions",
+        "summary": "List holder sessions",
+        "description": "The account's holder sessions with live leases or a heartbeat in the last 10 minutes, in\nsession order: how many batch heartbeats each sent in the last 60 seconds (its rate per\nminute), when it last sent one and how many live leases it holds — a fleet's health at a\nglance. Pages hold up to `limit` sessions.\n\nKey permission: `coordination_read`.\n",
+        "tags": [
+          "Activity"
+        ],
+        "x-permission": "coordination_read",
+        "security": [
+          {
+            "bearerAuth": [
+              "coordination_read"
+            ]
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/Limit"
+          },
+          {
+            "$ref": "#/components/parameters/Cursor"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "One page of sessions.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/SessionList"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "402": {
+            "$ref": "#/components/responses/PaymentRequired"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          },
+          "default": {
+            "$ref": "#/components/responses/Default"
+          }
+        }
+      }
+    },
     "/_control/clock": {
       "get": {
         "operationId": "getControlClock",
@@ -3420,6 +3839,30 @@ export const openapiDocument: OpenApiDocument = {
           "$ref": "#/components/schemas/MessageHandle"
         },
         "example": "hdl_5Vn8Kq2Xr7Tz4Lm9"
+      },
+      "EventCursor": {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "The `id` of the last event seen (or a `nextCursor`); omit it to start with the oldest event kept (10 minutes).",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64
+        },
+        "example": "1042"
+      },
+      "LastEventId": {
+        "name": "Last-Event-ID",
+        "in": "header",
+        "required": false,
+        "description": "The `id` of the last event received; what `EventSource` sends when it reconnects. Wins over `cursor`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 64
+        },
+        "example": "1042"
       },
       "AccountId": {
         "name": "accountId",
@@ -4995,6 +5438,672 @@ export const openapiDocument: OpenApiDocument = {
             "default": 0,
             "description": "Keep the returned message invisible for this long.",
             "example": 0
+          }
+        }
+      },
+      "SpaceSummary": {
+        "type": "object",
+        "title": "SpaceSummary",
+        "description": "A space of the account with live or recent activity, as the console lists it.",
+        "required": [
+          "object",
+          "spaceId",
+          "held",
+          "waiting",
+          "lost"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "space"
+          },
+          "spaceId": {
+            "type": "string",
+            "format": "uuid",
+            "example": "6f1c2b9e-8d4a-4c1e-9b7a-3e2f1d0c9b8a"
+          },
+          "held": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Keys held now.",
+            "example": 3
+          },
+          "waiting": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Claims waiting in a key's queue now.",
+            "example": 1
+          },
+          "lost": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Claims lost in the last 10 minutes.",
+            "example": 0
+          }
+        }
+      },
+      "SpaceList": {
+        "type": "object",
+        "title": "SpaceList",
+        "description": "One page of active spaces in `spaceId` order.",
+        "required": [
+          "object",
+          "data",
+          "nextCursor"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "list"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/SpaceSummary"
+            }
+          },
+          "nextCursor": {
+            "description": "Pass as `cursor` to get the next page; `null` on the last page.",
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "example": null
+          }
+        }
+      },
+      "Waiter": {
+        "type": "object",
+        "title": "Waiter",
+        "description": "A claim waiting for a held key, with its place in the key's first-come first-served queue.",
+        "required": [
+          "object",
+          "claimId",
+          "key",
+          "scopeId",
+          "holder",
+          "holderSession",
+          "position",
+          "expiresAt"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "waiter"
+          },
+          "claimId": {
+            "type": "string",
+            "example": "clm_9Qw3Er5Ty7Ui1Op2"
+          },
+          "key": {
+            "$ref": "#/components/schemas/ClaimKey"
+          },
+          "scopeId": {
+            "type": "string",
+            "format": "uuid",
+            "example": "0b7e4c6a-1f2d-4e3b-8a9c-5d6e7f8a9b0c"
+          },
+          "holder": {
+            "type": "string",
+            "example": "worker-2"
+          },
+          "holderSession": {
+            "type": "string",
+            "example": "sess_8h7g6f5e"
+          },
+          "position": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "1 for the next claim to be granted.",
+            "example": 1
+          },
+          "expiresAt": {
+            "$ref": "#/components/schemas/EpochMillis"
+          }
+        }
+      },
+      "LostReason": {
+        "type": "string",
+        "description": "Why a lease was lost: `expired` (its holder stopped renewing), `lapsed` (a waiter's time ran\nout before it was granted), `scope_cancelled` (its run was cancelled), `discarded` (its\nmessage was discarded), `primary_change` (a failover made spool leases stale), `revoked`\n(taken away by a test control).\n",
+        "enum": [
+          "expired",
+          "lapsed",
+          "scope_cancelled",
+          "discarded",
+          "primary_change",
+          "revoked"
+        ],
+        "example": "expired"
+      },
+      "LostClaim": {
+        "type": "object",
+        "title": "LostClaim",
+        "description": "A space claim lost in the last 10 minutes (held or waiting when it was lost).",
+        "required": [
+          "object",
+          "claimId",
+          "key",
+          "scopeId",
+          "holder",
+          "holderSession",
+          "fence",
+          "reason",
+          "lostAt"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "lost_claim"
+          },
+          "claimId": {
+            "type": "string",
+            "example": "clm_7Zp2Qk9rT4xW1mN8"
+          },
+          "key": {
+            "$ref": "#/components/schemas/ClaimKey"
+          },
+          "scopeId": {
+            "type": "string",
+            "format": "uuid",
+            "example": "0b7e4c6a-1f2d-4e3b-8a9c-5d6e7f8a9b0c"
+          },
+          "holder": {
+            "type": "string",
+            "example": "worker-1"
+          },
+          "holderSession": {
+            "type": "string",
+            "example": "sess_4d3c2b1a"
+          },
+          "fence": {
+            "description": "The fence it was granted with; `null` for a waiter that was never granted.",
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/Fence"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "reason": {
+            "$ref": "#/components/schemas/LostReason"
+          },
+          "lostAt": {
+            "$ref": "#/components/schemas/EpochMillis"
+          }
+        }
+      },
+      "SpaceActivity": {
+        "type": "object",
+        "title": "SpaceActivity",
+        "description": "What happens in one space now: one page of held claims in key order (as\n`GET /v1/spaces/{spaceId}/claims` lists them, with the latest heartbeat `details`), the\nclaims waiting behind the keys of that page in queue order, and the claims lost in the last\n10 minutes, newest first (at most 100).\n",
+        "required": [
+          "object",
+          "spaceId",
+          "claims",
+          "waiters",
+          "lost",
+          "nextCursor"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "space_activity"
+          },
+          "spaceId": {
+            "type": "string",
+            "format": "uuid",
+            "example": "6f1c2b9e-8d4a-4c1e-9b7a-3e2f1d0c9b8a"
+          },
+          "claims": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Claim"
+            }
+          },
+          "waiters": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Waiter"
+            }
+          },
+          "lost": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/LostClaim"
+            }
+          },
+          "nextCursor": {
+            "description": "Pass as `cursor` for the next page of held claims; `null` on the last page.",
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "example": null
+          }
+        }
+      },
+      "QueueSample": {
+        "type": "object",
+        "title": "QueueSample",
+        "description": "One 10-second interval of a queue's history.",
+        "required": [
+          "at",
+          "messages",
+          "sent",
+          "processed"
+        ],
+        "properties": {
+          "at": {
+            "description": "The end of the interval (epoch ms); the newest interval ends at the next 10-second boundary.",
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/EpochMillis"
+              }
+            ]
+          },
+          "messages": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Messages stored in the queue (ready, delayed or leased) at the end of the interval.",
+            "example": 12
+          },
+          "sent": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Messages sent during the interval.",
+            "example": 4
+          },
+          "processed": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Messages acknowledged during the interval (throughput).",
+            "example": 5
+          }
+        }
+      },
+      "QueueStats": {
+        "type": "object",
+        "title": "QueueStats",
+        "description": "A queue's counts now and its last 10 minutes in 10-second samples (oldest first, 60 of\nthem). `deadLettered` counts messages discarded by handle in the last 10 minutes — how a\nconsumer with `deadLetter: 'discard'` gives up; a dead-letter *queue* is a queue of its own.\n",
+        "required": [
+          "object",
+          "spool",
+          "queue",
+          "leaseTimeoutSeconds",
+          "depth",
+          "leased",
+          "delayed",
+          "deadLettered",
+          "samples"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "queue_stats"
+          },
+          "spool": {
+            "$ref": "#/components/schemas/IdentName"
+          },
+          "queue": {
+            "$ref": "#/components/schemas/IdentName"
+          },
+          "leaseTimeoutSeconds": {
+            "$ref": "#/components/schemas/LeaseTimeoutSeconds"
+          },
+          "depth": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Messages ready to be received.",
+            "example": 12
+          },
+          "leased": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Messages currently leased to a receiver.",
+            "example": 3
+          },
+          "delayed": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Messages not yet visible (sent with a delay or nacked with one).",
+            "example": 1
+          },
+          "deadLettered": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Messages discarded in the last 10 minutes.",
+            "example": 0
+          },
+          "samples": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/QueueSample"
+            }
+          }
+        }
+      },
+      "QueueStatsList": {
+        "type": "object",
+        "title": "QueueStatsList",
+        "description": "One page of queues with their statistics, in spool then queue name order.",
+        "required": [
+          "object",
+          "data",
+          "nextCursor"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "list"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/QueueStats"
+            }
+          },
+          "nextCursor": {
+            "description": "Pass as `cursor` to get the next page; `null` on the last page.",
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "example": null
+          }
+        }
+      },
+      "LeaseEvent": {
+        "type": "object",
+        "title": "LeaseEvent",
+        "description": "One change of a lease: `granted` (acquired, or handed over to a waiter), `released` (given\nback, acknowledged, nacked or completed), `expired` (its time ran out: `reason` `expired` for\na holder, `lapsed` for a waiter) or `lost` (taken away: `reason` says why). Fields that do not\napply to the lease's kind are `null`.\n",
+        "required": [
+          "object",
+          "id",
+          "type",
+          "kind",
+          "at",
+          "claimId",
+          "holder",
+          "holderSession",
+          "fence",
+          "spaceId",
+          "key",
+          "scopeId",
+          "taskId",
+          "spool",
+          "queue",
+          "reason"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "lease_event"
+          },
+          "id": {
+            "type": "string",
+            "description": "Opaque and increasing; pass it as `cursor` (or `Last-Event-ID`) to read what came after it.",
+            "example": "1042"
+          },
+          "type": {
+            "type": "string",
+            "enum": [
+              "granted",
+              "released",
+              "expired",
+              "lost"
+            ],
+            "example": "granted"
+          },
+          "kind": {
+            "type": "string",
+            "enum": [
+              "space",
+              "task",
+              "spool"
+            ],
+            "example": "space"
+          },
+          "at": {
+            "$ref": "#/components/schemas/EpochMillis"
+          },
+          "claimId": {
+            "type": "string",
+            "example": "clm_7Zp2Qk9rT4xW1mN8"
+          },
+          "holder": {
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "example": "worker-1"
+          },
+          "holderSession": {
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "example": "sess_4d3c2b1a"
+          },
+          "fence": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/Fence"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "spaceId": {
+            "oneOf": [
+              {
+                "type": "string",
+                "format": "uuid"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "example": "6f1c2b9e-8d4a-4c1e-9b7a-3e2f1d0c9b8a"
+          },
+          "key": {
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "example": "reports/2026-11"
+          },
+          "scopeId": {
+            "oneOf": [
+              {
+                "type": "string",
+                "format": "uuid"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "example": "0b7e4c6a-1f2d-4e3b-8a9c-5d6e7f8a9b0c"
+          },
+          "taskId": {
+            "oneOf": [
+              {
+                "type": "integer"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "example": null
+          },
+          "spool": {
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "example": null
+          },
+          "queue": {
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "example": null
+          },
+          "reason": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/LostReason"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "example": null
+          }
+        }
+      },
+      "LeaseEventList": {
+        "type": "object",
+        "title": "LeaseEventList",
+        "description": "Lease events after the cursor, oldest first. `nextCursor` is never `null`: it stands for the\nlast event of the page (or the cursor sent, when nothing newer exists), so a follower passes\nit back to read what comes next; `hasMore` says whether more events wait already.\n",
+        "required": [
+          "object",
+          "data",
+          "nextCursor",
+          "hasMore"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "list"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/LeaseEvent"
+            }
+          },
+          "nextCursor": {
+            "type": "string",
+            "example": "1042"
+          },
+          "hasMore": {
+            "type": "boolean",
+            "example": false
+          }
+        }
+      },
+      "SessionActivity": {
+        "type": "object",
+        "title": "SessionActivity",
+        "description": "A holder session's heartbeats in the last minute and its live leases.",
+        "required": [
+          "object",
+          "holderSession",
+          "heartbeats",
+          "lastHeartbeatAt",
+          "leases"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "session"
+          },
+          "holderSession": {
+            "type": "string",
+            "example": "sess_4d3c2b1a"
+          },
+          "heartbeats": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Batch heartbeats sent with this `holderSession` in the last minute (the current 10-second\ninterval and the five before it), that is its rate per minute.\n",
+            "example": 6
+          },
+          "lastHeartbeatAt": {
+            "description": "The last heartbeat of the session (within the last 10 minutes), or `null`.",
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/EpochMillis"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "leases": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Live leases (held or waiting) of the session, of every kind.",
+            "example": 3
+          }
+        }
+      },
+      "SessionList": {
+        "type": "object",
+        "title": "SessionList",
+        "description": "The account's sessions that hold leases or sent a heartbeat in the last 10 minutes, in session order.",
+        "required": [
+          "object",
+          "data",
+          "nextCursor"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "list"
+          },
+          "data": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/SessionActivity"
+            }
+          },
+          "nextCursor": {
+            "description": "Pass as `cursor` to get the next page; `null` on the last page.",
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "example": null
           }
         }
       },

@@ -598,6 +598,216 @@ export const zNackMessageRequest = z.object({
 });
 
 /**
+ * SpaceSummary
+ *
+ * A space of the account with live or recent activity, as the console lists it.
+ */
+export const zSpaceSummary = z.object({
+    object: z.literal('space'),
+    spaceId: z.uuid(),
+    held: z.int().gte(0),
+    waiting: z.int().gte(0),
+    lost: z.int().gte(0)
+});
+
+/**
+ * SpaceList
+ *
+ * One page of active spaces in `spaceId` order.
+ */
+export const zSpaceList = z.object({
+    object: z.literal('list'),
+    data: z.array(zSpaceSummary),
+    nextCursor: z.string().nullable()
+});
+
+/**
+ * Waiter
+ *
+ * A claim waiting for a held key, with its place in the key's first-come first-served queue.
+ */
+export const zWaiter = z.object({
+    object: z.literal('waiter'),
+    claimId: z.string(),
+    key: zClaimKey,
+    scopeId: z.uuid(),
+    holder: z.string(),
+    holderSession: z.string(),
+    position: z.int().gte(1),
+    expiresAt: zEpochMillis
+});
+
+/**
+ * Why a lease was lost: `expired` (its holder stopped renewing), `lapsed` (a waiter's time ran
+ * out before it was granted), `scope_cancelled` (its run was cancelled), `discarded` (its
+ * message was discarded), `primary_change` (a failover made spool leases stale), `revoked`
+ * (taken away by a test control).
+ *
+ */
+export const zLostReason = z.enum([
+    'expired',
+    'lapsed',
+    'scope_cancelled',
+    'discarded',
+    'primary_change',
+    'revoked'
+]);
+
+/**
+ * LostClaim
+ *
+ * A space claim lost in the last 10 minutes (held or waiting when it was lost).
+ */
+export const zLostClaim = z.object({
+    object: z.literal('lost_claim'),
+    claimId: z.string(),
+    key: zClaimKey,
+    scopeId: z.uuid(),
+    holder: z.string(),
+    holderSession: z.string(),
+    fence: zFence.nullable(),
+    reason: zLostReason,
+    lostAt: zEpochMillis
+});
+
+/**
+ * SpaceActivity
+ *
+ * What happens in one space now: one page of held claims in key order (as
+ * `GET /v1/spaces/{spaceId}/claims` lists them, with the latest heartbeat `details`), the
+ * claims waiting behind the keys of that page in queue order, and the claims lost in the last
+ * 10 minutes, newest first (at most 100).
+ *
+ */
+export const zSpaceActivity = z.object({
+    object: z.literal('space_activity'),
+    spaceId: z.uuid(),
+    claims: z.array(zClaim),
+    waiters: z.array(zWaiter),
+    lost: z.array(zLostClaim),
+    nextCursor: z.string().nullable()
+});
+
+/**
+ * QueueSample
+ *
+ * One 10-second interval of a queue's history.
+ */
+export const zQueueSample = z.object({
+    at: zEpochMillis,
+    messages: z.int().gte(0),
+    sent: z.int().gte(0),
+    processed: z.int().gte(0)
+});
+
+/**
+ * QueueStats
+ *
+ * A queue's counts now and its last 10 minutes in 10-second samples (oldest first, 60 of
+ * them). `deadLettered` counts messages discarded by handle in the last 10 minutes — how a
+ * consumer with `deadLetter: 'discard'` gives up; a dead-letter *queue* is a queue of its own.
+ *
+ */
+export const zQueueStats = z.object({
+    object: z.literal('queue_stats'),
+    spool: zIdentName,
+    queue: zIdentName,
+    leaseTimeoutSeconds: zLeaseTimeoutSeconds,
+    depth: z.int().gte(0),
+    leased: z.int().gte(0),
+    delayed: z.int().gte(0),
+    deadLettered: z.int().gte(0),
+    samples: z.array(zQueueSample)
+});
+
+/**
+ * QueueStatsList
+ *
+ * One page of queues with their statistics, in spool then queue name order.
+ */
+export const zQueueStatsList = z.object({
+    object: z.literal('list'),
+    data: z.array(zQueueStats),
+    nextCursor: z.string().nullable()
+});
+
+/**
+ * LeaseEvent
+ *
+ * One change of a lease: `granted` (acquired, or handed over to a waiter), `released` (given
+ * back, acknowledged, nacked or completed), `expired` (its time ran out: `reason` `expired` for
+ * a holder, `lapsed` for a waiter) or `lost` (taken away: `reason` says why). Fields that do not
+ * apply to the lease's kind are `null`.
+ *
+ */
+export const zLeaseEvent = z.object({
+    object: z.literal('lease_event'),
+    id: z.string(),
+    type: z.enum([
+        'granted',
+        'released',
+        'expired',
+        'lost'
+    ]),
+    kind: z.enum([
+        'space',
+        'task',
+        'spool'
+    ]),
+    at: zEpochMillis,
+    claimId: z.string(),
+    holder: z.string().nullable(),
+    holderSession: z.string().nullable(),
+    fence: zFence.nullable(),
+    spaceId: z.uuid().nullable(),
+    key: z.string().nullable(),
+    scopeId: z.uuid().nullable(),
+    taskId: z.int().nullable(),
+    spool: z.string().nullable(),
+    queue: z.string().nullable(),
+    reason: zLostReason.nullable()
+});
+
+/**
+ * LeaseEventList
+ *
+ * Lease events after the cursor, oldest first. `nextCursor` is never `null`: it stands for the
+ * last event of the page (or the cursor sent, when nothing newer exists), so a follower passes
+ * it back to read what comes next; `hasMore` says whether more events wait already.
+ *
+ */
+export const zLeaseEventList = z.object({
+    object: z.literal('list'),
+    data: z.array(zLeaseEvent),
+    nextCursor: z.string(),
+    hasMore: z.boolean()
+});
+
+/**
+ * SessionActivity
+ *
+ * A holder session's heartbeats in the last minute and its live leases.
+ */
+export const zSessionActivity = z.object({
+    object: z.literal('session'),
+    holderSession: z.string(),
+    heartbeats: z.int().gte(0),
+    lastHeartbeatAt: zEpochMillis.nullable(),
+    leases: z.int().gte(0)
+});
+
+/**
+ * SessionList
+ *
+ * The account's sessions that hold leases or sent a heartbeat in the last 10 minutes, in session order.
+ */
+export const zSessionList = z.object({
+    object: z.literal('list'),
+    data: z.array(zSessionActivity),
+    nextCursor: z.string().nullable()
+});
+
+/**
  * ControlClock
  */
 export const zControlClock = z.object({
@@ -786,6 +996,16 @@ export const zSpoolerLease = zSpoolLease;
  * The message handle from send or receive.
  */
 export const zMessageHandle2 = zMessageHandle;
+
+/**
+ * The `id` of the last event seen (or a `nextCursor`); omit it to start with the oldest event kept (10 minutes).
+ */
+export const zEventCursor = z.string().min(1).max(64);
+
+/**
+ * The `id` of the last event received; what `EventSource` sends when it reconnects. Wins over `cursor`.
+ */
+export const zLastEventId = z.string().min(1).max(64);
 
 /**
  * The account id (the demo keys use `acct_demo` and `acct_other`).
@@ -1139,6 +1359,75 @@ export const zDiscardMessagePath = z.object({
  * Discarded.
  */
 export const zDiscardMessageResponse = z.void();
+
+export const zListSpacesQuery = z.object({
+    limit: z.int().gte(1).lte(100).optional().default(50),
+    cursor: z.string().min(1).max(2048).optional()
+});
+
+/**
+ * One page of active spaces.
+ */
+export const zListSpacesResponse = zSpaceList;
+
+export const zGetSpaceActivityPath = z.object({
+    spaceId: z.uuid()
+});
+
+export const zGetSpaceActivityQuery = z.object({
+    prefix: z.string().max(512).optional(),
+    limit: z.int().gte(1).lte(100).optional().default(50),
+    cursor: z.string().min(1).max(2048).optional()
+});
+
+/**
+ * The space's claims, waiters and recent losses.
+ */
+export const zGetSpaceActivityResponse = zSpaceActivity;
+
+export const zListQueueStatsQuery = z.object({
+    limit: z.int().gte(1).lte(100).optional().default(50),
+    cursor: z.string().min(1).max(2048).optional()
+});
+
+/**
+ * One page of queue statistics.
+ */
+export const zListQueueStatsResponse = zQueueStatsList;
+
+export const zListLeaseEventsQuery = z.object({
+    cursor: z.string().min(1).max(64).optional(),
+    limit: z.int().gte(1).lte(100).optional().default(50)
+});
+
+/**
+ * Lease events after the cursor.
+ */
+export const zListLeaseEventsResponse = zLeaseEventList;
+
+export const zStreamLeaseEventsHeaders = z.object({
+    'Last-Event-ID': z.string().min(1).max(64).optional()
+});
+
+export const zStreamLeaseEventsQuery = z.object({
+    cursor: z.string().min(1).max(64).optional(),
+    limit: z.int().gte(1).lte(100).optional().default(50)
+});
+
+/**
+ * Events after the last one seen, as server-sent events.
+ */
+export const zStreamLeaseEventsResponse = z.string();
+
+export const zListSessionsQuery = z.object({
+    limit: z.int().gte(1).lte(100).optional().default(50),
+    cursor: z.string().min(1).max(2048).optional()
+});
+
+/**
+ * One page of sessions.
+ */
+export const zListSessionsResponse = zSessionList;
 
 /**
  * Done.

@@ -16,6 +16,8 @@ export interface StoredAnswer {
 export interface HandlerResult {
   status: number;
   body?: unknown;
+  /** A body that is not JSON, sent as it is (its `content-type` in `headers`): server-sent events. */
+  text?: string;
   headers?: Record<string, string>;
 }
 
@@ -33,6 +35,7 @@ export const DROPPED: StoredAnswer = Object.freeze({ status: 0, headers: NO_HEAD
 
 /** A handler's result as an answer: its body serialized (this can throw, inside the unit of work). */
 export function encodeResult(result: HandlerResult): StoredAnswer {
+  if (result.text !== undefined) return { status: result.status, headers: { ...result.headers }, body: result.text };
   const hasBody = result.body !== undefined;
   const extra = result.headers;
   return {

@@ -18,7 +18,7 @@ export interface LandingLink {
 export const LANDING_LINKS: readonly LandingLink[] = [
   { path: '/docs', title: 'API reference', description: 'every HTTP operation, its parameters, answers and error codes (OpenAPI, offline)', requires: 'docsHtml' },
   { path: '/docs/client/', title: 'SDK reference', description: '@leasehold/client and @leasehold/msw: the TypeScript client, its leases, errors and stores, and the test mocks', requires: 'clientDocs' },
-  { path: '/console', title: 'Console', description: 'what this server holds right now: claims, tasks, queues' },
+  { path: '/console', title: 'Console', description: 'what this server holds right now: claims and their waiters, lost leases, tasks, queues, lease events and heartbeat rates' },
   { path: '/openapi.json', title: 'openapi.json', description: 'the machine-readable spec, naming this server' },
 ];
 

@@ -5,6 +5,7 @@
 
 /** The interface: one unit of work per API operation. */
 export type {
+  ActivityOperations,
   ClaimOperations,
   EngineBacked,
   ExecuteResult,

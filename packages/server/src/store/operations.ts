@@ -1,4 +1,5 @@
 import type {
+  Activity,
   AuthResult,
   Credential,
   CredentialUpdate,
@@ -34,6 +35,9 @@ export type SpoolOperations = MaybeAsync<
   Pick<Spools, 'createSpool' | 'getSpool' | 'putQueue' | 'getQueue' | 'send' | 'receive' | 'renew' | 'ack' | 'nack' | 'discard'>
 >;
 
+/** The read-only activity views: the engine's `Activity` surface. */
+export type ActivityOperations = MaybeAsync<Pick<Activity, 'listSpaces' | 'spaceActivity' | 'queueStats' | 'events' | 'sessions'>>;
+
 /**
  * What one unit of work may call: every API operation of the engine, with the engine's params
  * and answers (`EngineError` for refusals). Valid only inside the `execute` call that handed it
@@ -46,6 +50,8 @@ export interface Operations {
   readonly tasks: TaskOperations;
   /** Spools, queues, messages and spool leases. */
   readonly spools: SpoolOperations;
+  /** Active spaces, a space's activity, queue statistics, lease events, sessions. */
+  readonly activity: ActivityOperations;
   /** The batch heartbeat (`ttl` and `details` raw, as `Engine.heartbeat` takes them). */
   heartbeat(request: HeartbeatRequest): MaybePromise<HeartbeatResponse>;
 }

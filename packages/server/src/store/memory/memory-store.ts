@@ -52,6 +52,7 @@ export class MemoryStore implements Store, EngineBacked {
       claims: engine.claims,
       tasks: engine.tasks,
       spools: engine.spools,
+      activity: engine.activity,
       heartbeat: (request) => engine.heartbeat(request),
     };
     this.controls = memoryControls(engine);

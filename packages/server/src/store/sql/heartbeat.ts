@@ -9,6 +9,7 @@ import {
 } from '../../engine/index.js';
 import { checkDetails } from '../../engine/engine.js';
 import type { Operations } from '../operations.js';
+import { SAMPLE_MS } from '../../engine/queue-history.js';
 import { TOMBSTONE_MS, clockNow, type UnitContext } from './sql-support.js';
 
 interface AckRow {
@@ -40,7 +41,8 @@ export const HEARTBEAT_SETTLE_SQL = `SELECT count(leasehold.settle_key(key_id, $
 /**
  * The heartbeat's third statement: renew every live lease of the working set by its kind's
  * rule, report unreported losses once, copy spool expiries onto their messages; answers one row
- * per lease. Parameters: `heartbeatRenewParams`.
+ * per lease, and counts the heartbeat of its session (`session_heartbeats`). Parameters:
+ * `heartbeatRenewParams`.
  */
 export const HEARTBEAT_RENEW_SQL = `WITH mine AS (
      SELECT l.lease_id FROM leasehold.leases l
@@ -78,6 +80,10 @@ export const HEARTBEAT_RENEW_SQL = `WITH mine AS (
    ), synced AS (
      UPDATE leasehold.messages m SET lease_expires_at = t.expires_at
        FROM touched t WHERE t.kind = 'spool' AND m.message_id = t.message_id AND m.lease_id = t.lease_id
+   ), counted AS (
+     INSERT INTO leasehold.session_heartbeats AS s (account_id, holder_session, bucket, beats, last_at)
+     SELECT $10, $3, $2::bigint / ${SAMPLE_MS}, 1, $2 WHERE $10::text IS NOT NULL AND $3::text IS NOT NULL
+     ON CONFLICT (account_id, holder_session, bucket) DO UPDATE SET beats = s.beats + 1, last_at = greatest(s.last_at, excluded.last_at)
    )
    SELECT t.lease_id, t.claim_id, t.status, t.kind, t.expires_at,
           CASE WHEN t.kind = 'space' THEN (SELECT count(*)::int FROM leasehold.leases q
@@ -100,10 +106,12 @@ export function heartbeatRenewParams(p: {
   single: boolean;
   seconds: number;
   details: unknown;
+  /** Count the heartbeat of `session` for this account (the activity views' rate); absent: not counted. */
+  accountId?: string | undefined;
 }): unknown[] {
   const spaceExpiry = Math.round(p.now + p.seconds * 1000);
   return [p.credentialId, p.now, p.session, p.claimIds, p.single, spaceExpiry, Math.round(p.seconds),
-    p.details !== undefined, p.details === undefined || p.details === null ? null : JSON.stringify(p.details)];
+    p.details !== undefined, p.details === undefined || p.details === null ? null : JSON.stringify(p.details), p.accountId ?? null];
 }
 
 /**
@@ -149,7 +157,7 @@ export function sqlHeartbeat(unit: UnitContext): Operations['heartbeat'] {
     const seconds = Math.min(SPACE_LEASE_MAX_SECONDS, Math.max(SPACE_LEASE_MIN_SECONDS, ttl));
     const { rows } = await tx.query<AckRow>(
       HEARTBEAT_RENEW_SQL,
-      heartbeatRenewParams({ credentialId, now, session, claimIds, single: single || named !== undefined, seconds, details }),
+      heartbeatRenewParams({ credentialId, now, session, claimIds, single: single || named !== undefined, seconds, details, accountId: request.credential.accountId }),
     );
     const acks = rows.map(ackOf);
     // A named id this heartbeat may not touch (unknown, released, another credential's or

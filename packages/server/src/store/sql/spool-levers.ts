@@ -26,15 +26,22 @@ export async function discardIn(
   );
   const row = rows[0];
   if (row === undefined) return undefined;
+  if (row.lease_id !== null) {
+    // Before the message goes: the lease event's trigger names the message's spool and queue.
+    await tx.query(
+      `UPDATE leasehold.leases
+          SET status = 'lost', lost_reason = CASE WHEN $2 THEN 'discarded' ELSE 'expired' END,
+              ended_at = CASE WHEN $2 THEN $1 ELSE expires_at END
+        WHERE lease_id = $3 AND status = 'held'`,
+      [now, row.live, row.lease_id],
+    );
+  }
+  // The queue's history counts the discard (the delete's trigger counts the removal).
   await tx.query(
-    `WITH l AS (
-       UPDATE leasehold.leases
-          SET status = 'lost', lost_reason = CASE WHEN $3 THEN 'discarded' ELSE 'expired' END,
-              ended_at = CASE WHEN $3 THEN $2 ELSE expires_at END
-        WHERE lease_id = $4 AND status = 'held'
-     )
-     DELETE FROM leasehold.messages WHERE message_id = $1`,
-    [row.message_id, now, row.live, row.lease_id],
+    `WITH gone AS (DELETE FROM leasehold.messages WHERE message_id = $1 RETURNING queue_id)
+     INSERT INTO leasehold.queue_samples AS s (queue_id, bucket, discarded) SELECT queue_id, $2, 1 FROM gone
+     ON CONFLICT (queue_id, bucket) DO UPDATE SET discarded = s.discarded + 1`,
+    [row.message_id, Math.floor(now / 10_000)],
   );
   return messageView(row.live ? row : { ...row, claim_id: null, fence: null });
 }

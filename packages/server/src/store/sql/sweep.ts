@@ -5,8 +5,8 @@ import { TOMBSTONE_MS, clockNow } from './sql-support.js';
  * One bounded pass of the background sweep at the database's now, each step at most `limit`
  * rows, skipping rows another process holds (`SKIP LOCKED`), so several processes sweep side by
  * side: hand keys over whose holder or waiters fell due (FIFO), forget tombstones 10 minutes
- * after they ended, free keys and cancelled runs whose time is up, and expired idempotency
- * records. Answers how many rows it changed; a pass with nothing due is a handful of index probes.
+ * after they ended, free keys and cancelled runs whose time is up, lease events, queue samples and
+ * heartbeat counts older than 10 minutes, and expired idempotency records. Answers how many rows it changed; a pass with nothing due is a handful of index probes.
  */
 export async function sweepOnce(tx: SqlSession, limit: number): Promise<{ changed: number; more: boolean }> {
   const now = await clockNow(tx);
@@ -45,6 +45,24 @@ export async function sweepOnce(tx: SqlSession, limit: number): Promise<{ change
          SELECT account_id, space_id, scope_id FROM leasehold.cancelled_scopes WHERE forget_at <= $1
           ORDER BY forget_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
       [now, limit],
+    ),
+    await tx.query(
+      `DELETE FROM leasehold.lease_events WHERE event_id IN (
+         SELECT event_id FROM leasehold.lease_events WHERE recorded_at <= $1
+          ORDER BY recorded_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [now - TOMBSTONE_MS, limit],
+    ),
+    await tx.query(
+      `DELETE FROM leasehold.queue_samples WHERE (queue_id, bucket) IN (
+         SELECT queue_id, bucket FROM leasehold.queue_samples WHERE bucket <= $1
+          ORDER BY bucket LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [Math.floor((now - TOMBSTONE_MS) / 10_000), limit],
+    ),
+    await tx.query(
+      `DELETE FROM leasehold.session_heartbeats WHERE (account_id, holder_session, bucket) IN (
+         SELECT account_id, holder_session, bucket FROM leasehold.session_heartbeats WHERE last_at <= $1
+          ORDER BY bucket LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [now - TOMBSTONE_MS, limit],
     ),
     await tx.query(
       `DELETE FROM leasehold.idempotency_records WHERE record_hash IN (

@@ -1,4 +1,5 @@
 import type { Operations } from '../operations.js';
+import { sqlActivity } from './activity.js';
 import { sqlHeartbeat } from './heartbeat.js';
 import { sqlSpaceClaims } from './space-claims.js';
 import { sqlSpools } from './spools.js';
@@ -12,6 +13,7 @@ export class LazyOperations implements Operations {
   #tasks: Operations['tasks'] | undefined;
   #spools: Operations['spools'] | undefined;
   #heartbeat: Operations['heartbeat'] | undefined;
+  #activity: Operations['activity'] | undefined;
 
   constructor(private readonly unit: UnitContext) {}
 
@@ -25,6 +27,10 @@ export class LazyOperations implements Operations {
 
   get spools(): Operations['spools'] {
     return (this.#spools ??= sqlSpools(this.unit));
+  }
+
+  get activity(): Operations['activity'] {
+    return (this.#activity ??= sqlActivity(this.unit));
   }
 
   heartbeat(request: Parameters<Operations['heartbeat']>[0]): ReturnType<Operations['heartbeat']> {

@@ -1,0 +1,95 @@
+/**
+ * The console in Debian's Chromium (playwright-core, never a downloaded browser): a server on
+ * this project's store, workers through @leasehold/client, and `/console` showing a claim with
+ * its holder and countdown within 2 s, a waiter in position, a lost lease in the feed and a
+ * queue's depth chart moving — with every request that would leave 127.0.0.1 blocked and
+ * failing the test. `LEASEHOLD_SCREENSHOTS=<dir>` keeps screenshots (light and dark).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Leasehold } from '../../packages/client/src/index.js';
+import { ADMIN, SCOPE, SPACE, startServer, stopServers } from '../support/leasehold-harness.js';
+import { TEST_STORE } from '../support/test-store.js';
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'],
+  });
+}, 30_000);
+afterAll(() => browser?.close());
+afterEach(stopServers);
+
+/** A page that refuses (and records) every request not to 127.0.0.1. */
+async function localPage(): Promise<{ page: Page; offMachine: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const offMachine: string[] = [];
+  await context.route('**/*', (route) => {
+    const url = new URL(route.request().url());
+    if (url.hostname === '127.0.0.1' || url.protocol === 'data:') return route.continue();
+    offMachine.push(url.href);
+    return route.abort('blockedbyclient');
+  });
+  return { page: await context.newPage(), offMachine };
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  const dir = process.env.LEASEHOLD_SCREENSHOTS;
+  if (dir === undefined || dir === '') return;
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}-${TEST_STORE}.png`), fullPage: true });
+}
+
+describe(`the console (${TEST_STORE} store)`, () => {
+  it('shows claims with holder and countdown, waiters in position, lost leases in the feed and a moving depth chart', async () => {
+    const h = await startServer();
+    await h.createQueue('billing', 'invoices', 30);
+    const { page, offMachine } = await localPage();
+    const worker1 = new Leasehold({ baseUrl: h.origin, apiKey: ADMIN });
+    const worker2 = new Leasehold({ baseUrl: h.origin, apiKey: ADMIN });
+    try {
+      await page.goto(`${h.origin}/console`);
+      await page.getByLabel('API key').fill(ADMIN);
+      await page.getByRole('button', { name: 'Open console' }).click();
+      await page.getByRole('heading', { name: 'Spaces and claims' }).waitFor();
+
+      const claims = worker1.space(SPACE).run(SCOPE, { holder: 'worker-1' });
+      const held = await claims.claim('reports/2026-11').acquire();
+      const row = page.locator(`tr[data-claim="${held.claimId}"]`);
+      await row.waitFor({ timeout: 2_000 });
+      await expect.poll(() => row.locator('.holder').textContent()).toBe('worker-1');
+      await expect.poll(() => row.locator('.countdown').textContent()).toMatch(/^(\d+\.\d s|\d+ min \d\d s)$/);
+
+      const waiting = worker2.space(SPACE).run(SCOPE, { holder: 'worker-2' }).claim('reports/2026-11').acquire();
+      waiting.catch(() => undefined); // awaited below; a failure before that must not go unhandled
+      const waiter = page.locator('tr[data-waiter]', { hasText: 'worker-2' });
+      await waiter.waitFor({ timeout: 2_000 });
+      expect(await waiter.locator('.position').textContent()).toBe('1');
+
+      const queue = worker1.spool('billing').queue('invoices');
+      const chart = page.locator('tr[data-queue="billing/invoices"] svg.chart');
+      await chart.waitFor({ timeout: 2_000 });
+      const before = await chart.getAttribute('data-points');
+      for (let i = 0; i < 3; i++) await queue.send({ invoice: i });
+      await expect.poll(async () => (await chart.getAttribute('data-points'))?.split(',').at(-1), { timeout: 2_000 }).toBe('3');
+      expect(await chart.getAttribute('data-points')).not.toBe(before);
+      await expect.poll(() => page.locator('tr[data-queue="billing/invoices"] .depth').textContent(), { timeout: 2_000 }).toBe('3');
+
+      await screenshot(page, 'console');
+      await h.control.loseLease(held.claimId);
+      await page.locator(`.feed li[data-event="lost"][data-claim="${held.claimId}"]`).waitFor({ timeout: 3_000 });
+      const granted = await waiting;
+      await page.locator(`tr[data-claim="${granted.claimId}"]`).waitFor({ timeout: 2_000 });
+      await page.locator(`tr[data-lost="${held.claimId}"]`).waitFor({ timeout: 2_000 });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await screenshot(page, 'console-dark');
+      expect(offMachine).toEqual([]);
+    } finally {
+      await Promise.allSettled([worker1.close(), worker2.close()]);
+      await page.context().close();
+    }
+  }, 30_000);
+});
