@@ -118,19 +118,28 @@ export const serverThroughput: Benchmark = {
     const warmSeconds = 1;
     const rounds = ctx.quick ? 1 : ctx.rounds;
     let reference: ServerProcess | undefined;
+    let quiet: ServerProcess | undefined;
     let ceiling: ServerProcess | undefined;
-    const setup = { pool: undefined as Pool | undefined };
+    const setup = { pool: undefined as Pool | undefined, quietPool: undefined as Pool | undefined };
     try {
-      [reference, ceiling] = await Promise.all([startReferenceServer(), startServerProcess('bench/servers/ceiling-server.ts')]);
+      // The CLI as shipped (metrics on, request log at info to a drained pipe) and with the log off.
+      [reference, quiet, ceiling] = await Promise.all([
+        startReferenceServer(),
+        startReferenceServer(['--log-level', 'silent']),
+        startServerProcess('bench/servers/ceiling-server.ts'),
+      ]);
       setup.pool = new Pool(reference.url, { connections: 1 });
       // leaseSeconds 600 on a real clock, and every renew extends it again: valid for the whole run.
       const claim = await acquireRaw(setup.pool, reference.url, 'renew-target', { leaseSeconds: 600 });
+      setup.quietPool = new Pool(quiet.url, { connections: 1 });
+      const quietClaim = await acquireRaw(setup.quietPool, quiet.url, 'renew-target', { leaseSeconds: 600 });
+      const silent = quiet;
       const ref = reference;
       const top = ceiling;
       const bad: string[] = [];
       const shot = (server: ServerProcess, scenario: Scenario, name: string) => async () => {
-        const s = await fire(scenario.options(server.url, claim.token), seconds, scenario.requestsPerUnit);
-        if (s.errors > 0 || (s.non2xx > 0 && server === ref)) bad.push(`${name}: ${s.errors} errors, ${s.non2xx} non-2xx`);
+        const s = await fire(scenario.options(server.url, server === silent ? quietClaim.token : claim.token), seconds, scenario.requestsPerUnit);
+        if (s.errors > 0 || (s.non2xx > 0 && server !== top)) bad.push(`${name}: ${s.errors} errors, ${s.non2xx} non-2xx`);
         return s.rate;
       };
       const pairsRef = acquireRelease();
@@ -139,10 +148,12 @@ export const serverThroughput: Benchmark = {
         ctx.log('throughput: warm-up');
         for (const s of [renew, renewIdempotent, pairsRef]) await fire(s.options(ref.url, claim.token), warmSeconds, 1);
         for (const s of [renew, renewIdempotent, pairsTop]) await fire(s.options(top.url, claim.token), warmSeconds, 1);
+        await fire(renew.options(silent.url, quietClaim.token), warmSeconds, 1);
       }
-      ctx.log(`throughput: ${rounds} rounds × 6 runs × ${seconds} s`);
+      ctx.log(`throughput: ${rounds} rounds × 7 runs × ${seconds} s`);
       const r = await interleaved(rounds, {
         renewRef: shot(ref, renew, 'renew/reference'),
+        renewQuiet: shot(silent, renew, 'renew/reference --log-level silent'),
         renewTop: shot(top, renew, 'renew/ceiling'),
         idemRef: shot(ref, renewIdempotent, 'renew+key/reference'),
         idemTop: shot(top, renewIdempotent, 'renew+key/ceiling'),
@@ -162,10 +173,12 @@ export const serverThroughput: Benchmark = {
       return {
         rows: [
           row('renew', 'req/s', r.renewRef, r.renewTop, true),
+          row('renew, request log off (--log-level silent)', 'req/s', r.renewQuiet, r.renewTop, false),
           row('renew + fresh Idempotency-Key (as the SDK)', 'req/s', r.idemRef, r.idemTop, false),
           row('acquire+release pairs', 'pairs/s', r.pairsRef, r.pairsTop, false),
         ],
         notes: [
+          'reference = the CLI as shipped: /metrics on, one JSON request log line per request at info (stdout, drained); the second renew row turns the log off',
           `${rounds} rounds × ${seconds} s per run, order rotating; only 2xx answers counted; ceiling = bench/servers/ceiling-server.ts (reads + JSON.parse the body, fixed 370-byte claim-shaped answer)`,
           'the renew target claim was acquired with leaseSeconds 600 on the real clock and every renew extends it',
           'the ceiling answers every request of a scenario with the same fixed body, so the acquire+release ceiling is the same request mix with no state',
@@ -174,7 +187,8 @@ export const serverThroughput: Benchmark = {
       };
     } finally {
       await setup.pool?.close();
-      await Promise.all([reference?.close(), ceiling?.close()]);
+      await setup.quietPool?.close();
+      await Promise.all([reference?.close(), quiet?.close(), ceiling?.close()]);
     }
   },
 };

@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
 bash scripts/install-chromium.sh
 bash scripts/install-postgres.sh
+bash scripts/install-nginx.sh
 bash scripts/install-seed-tools.sh
 pnpm run check
 if [ -f tmp/vitest-results.json ]; then

@@ -10,7 +10,7 @@ export interface FaultControls {
 export function embeddedControls(control: { injectFault(rule: FaultRule): unknown; primaryChange(): number | Promise<number> }): FaultControls {
   return {
     injectFault: async (rule) => {
-      control.injectFault(rule);
+      await control.injectFault(rule);
     },
     primaryChange: async () => control.primaryChange(),
   };

@@ -79,7 +79,7 @@ export class Fleet {
     const { id, op, kind, item, fence } = message;
     let answer: FleetMessage;
     if (op === 'peek') answer = { type: 'ledger', id, done: this.ledger.isDone(kind as WorkKind, item) };
-    else if (op === 'begin') answer = { type: 'ledger', id, ...this.ledger.begin(kind, item, fence) };
+    else if (op === 'begin') answer = { type: 'ledger', id, ...this.ledger.begin(kind, item, fence, workerIdOf(this.children, child)) };
     else answer = { type: 'ledger', id, verdict: this.ledger.commit(kind, item, fence, workerIdOf(this.children, child)) };
     child.send(answer);
   }

@@ -7,6 +7,8 @@ export type CommitVerdict = 'accepted' | 'stale';
 interface Entry {
   /** The largest fence the resource has seen for this item. */
   fence: number;
+  /** Who showed that fence first. */
+  fenceHolder: string | undefined;
   /** Accepted commits, by worker; more than one is work done twice. */
   commits: Array<{ worker: string; fence: number }>;
 }
@@ -25,16 +27,25 @@ export class FencedLedger {
   readonly staleRejected: Record<WorkKind, number> = { task: 0, message: 0, key: 0 };
   /** Reconciliations that found the effect already recorded (work a lost lease had finished). */
   readonly alreadyDone: Record<WorkKind, number> = { task: 0, message: 0, key: 0 };
+  /** `kind id fence: holder, holder`: one fence shown by two holders (fences must strictly increase per grant). */
+  readonly fenceReused: string[] = [];
 
   /** Registers every item of a kind, so lost work (never committed) is visible at the end. */
   expect(kind: WorkKind, ids: Iterable<string>): void {
-    for (const id of ids) this.items.set(`${kind}:${id}`, { fence: 0, commits: [] });
+    for (const id of ids) this.items.set(`${kind}:${id}`, { fence: 0, fenceHolder: undefined, commits: [] });
   }
 
-  /** Shows the worker's fence to the store; says whether the effect is already recorded. */
-  begin(kind: WorkKind, id: string, fence: number): { done: boolean; stale: boolean } {
+  /**
+   * Shows the worker's fence to the store; says whether the effect is already recorded. A fence
+   * (above 0) that another worker showed first is a reused fence: each grant's must be larger.
+   */
+  begin(kind: WorkKind, id: string, fence: number, worker?: string): { done: boolean; stale: boolean } {
     const entry = this.entry(kind, id);
     if (fence < entry.fence) return { done: entry.commits.length > 0, stale: true };
+    if (fence > 0 && fence === entry.fence && worker !== undefined && entry.fenceHolder !== undefined && entry.fenceHolder !== worker) {
+      this.fenceReused.push(`${kind} ${id} ${fence}: ${entry.fenceHolder}, ${worker}`);
+    }
+    if (fence > entry.fence || entry.fenceHolder === undefined) entry.fenceHolder = worker;
     entry.fence = fence;
     const done = entry.commits.length > 0;
     if (done) this.alreadyDone[kind] += 1;
@@ -85,7 +96,7 @@ export class FencedLedger {
   private entry(kind: WorkKind, id: string): Entry {
     const name = `${kind}:${id}`;
     let entry = this.items.get(name);
-    if (!entry) this.items.set(name, (entry = { fence: 0, commits: [] }));
+    if (!entry) this.items.set(name, (entry = { fence: 0, fenceHolder: undefined, commits: [] }));
     return entry;
   }
 }

@@ -8,15 +8,19 @@ import { embeddedControls, faultTimeline, remoteControls, type FaultControls } f
 import { Fleet } from './fleet.js';
 import { FencedLedger, type WorkKind } from './ledger.js';
 import { progressView } from './progress.js';
+import { ReplicaSet } from './replicas.js';
 import type { WorkerConfig } from './protocol.js';
 import { seedWorkload } from './seed.js';
 import { summarize } from './summary.js';
 
-const USAGE = `Usage: pnpm demo [--url URL --api-key KEY | --store memory|postgres://…|DIR] [--workers 8] [--tasks 200] [--messages 500] [--keys 50] [--no-faults] [--stall-ms 12000] [--timeout 180]
+const USAGE = `Usage: pnpm demo [--url URL --api-key KEY | --store memory|postgres://…|DIR [--replicas N --kill-every 5s]] [--workers 8] [--tasks 200] [--messages 500] [--keys 50] [--no-faults] [--stall-ms 12000] [--timeout 180]
 
 Without --url the reference server runs in this process (real clock) on --store (default
 memory; also LEASEHOLD_STORE: a postgres:// URL or a directory for the embedded store). With --url the fleet
-works against that server; faults need it to be started with --control.`;
+works against that server; faults need it to be started with --control.
+With --replicas N (a postgres:// store) N server processes run on the store behind nginx
+(deploy/nginx, each started as deploy/systemd starts it); --kill-every kills a random one —
+SIGKILL or SIGTERM — that often and restarts it; the audit at the end covers the whole run.`;
 
 const { values } = parseArgs({
   options: {
@@ -29,6 +33,8 @@ const { values } = parseArgs({
     keys: { type: 'string', default: '50' },
     'no-faults': { type: 'boolean', default: false },
     'stall-ms': { type: 'string', default: '12000' },
+    replicas: { type: 'string' },
+    'kill-every': { type: 'string' },
     timeout: { type: 'string', default: '180' },
     help: { type: 'boolean', default: false },
   },
@@ -51,12 +57,42 @@ const timeoutMs = count('timeout', values.timeout, 1) * 1000;
 const HEARTBEAT_TTL_SECONDS = 6;
 const QUEUE_LEASE_SECONDS = 8;
 const STALL_MS = count('stall-ms', values['stall-ms'], 0);
+const replicas = values.replicas === undefined ? undefined : count('replicas', values.replicas, 1);
+/** `5s`, `500ms`, `1m` or bare milliseconds, in seconds (`undefined`: no such duration). */
+const seconds = (text: string): number | undefined => {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+  if (!match) return undefined;
+  const n = Number(match[1]);
+  return match[2] === 's' ? n : match[2] === 'm' ? n * 60 : n / 1000;
+};
+const killEverySeconds = values['kill-every'] === undefined ? undefined : seconds(values['kill-every']);
+if (killEverySeconds !== undefined && !(killEverySeconds >= 0.5)) {
+  console.error(`--kill-every must be a duration of at least 500ms (e.g. 5s)\n\n${USAGE}`);
+  process.exit(2);
+}
+if (values['kill-every'] !== undefined && killEverySeconds === undefined) {
+  console.error(`--kill-every must be a duration (e.g. 5s)\n\n${USAGE}`);
+  process.exit(2);
+}
 
 async function main(): Promise<number> {
   let baseUrl = values.url?.replace(/\/+$/, '');
   let controls: FaultControls | undefined;
   let closeServer = async () => {};
-  if (!baseUrl) {
+  let replicaSet: ReplicaSet | undefined;
+  if (replicas !== undefined) {
+    const storeName = values.store ?? process.env.LEASEHOLD_STORE ?? '';
+    if (!/^postgres(ql)?:\/\//.test(storeName) || values.url !== undefined) {
+      console.error(`--replicas needs --store postgres://… (processes share one database) and no --url\n\n${USAGE}`);
+      return 2;
+    }
+    replicaSet = await ReplicaSet.start(storeName, replicas, (line) => console.log(`  replicas: ${line}`));
+    baseUrl = replicaSet.url;
+    controls = await remoteControls(baseUrl);
+    const set = replicaSet;
+    closeServer = () => set.stop();
+    console.log(`${replicas} server processes (ports ${set.upstreams.join(', ')}) on one PostgreSQL behind nginx at ${baseUrl}`);
+  } else if (!baseUrl) {
     const storeName = values.store ?? process.env.LEASEHOLD_STORE ?? 'memory';
     const server = createLeaseholdServer({ store: await openStore(storeName, { clock: 'real' }) });
     const listener = await listen(server, { port: 0 });
@@ -120,6 +156,8 @@ async function main(): Promise<number> {
       )
     : [];
 
+  if (replicaSet !== undefined && killEverySeconds !== undefined) replicaSet.chaos(killEverySeconds * 1000);
+
   const done = () => ({ tasks: ledger.doneCount('task'), messages: ledger.doneCount('message'), keys: ledger.doneCount('key') });
   await new Promise<void>((resolve) => {
     const tick = setInterval(() => {
@@ -138,6 +176,7 @@ async function main(): Promise<number> {
   await fleet.stop();
   await closeServer();
 
+  const chaos = replicaSet?.tally;
   const summary = summarize({
     ledger,
     reports: fleet.reports,
@@ -146,6 +185,11 @@ async function main(): Promise<number> {
     faults,
     elapsedMs: Date.now() - started,
     workers,
+    chaos:
+      chaos === undefined ? undefined : (
+        `${replicas} server processes; ${chaos.sigkill} SIGKILLed, ${chaos.sigterm} SIGTERMed, ${chaos.restarts} restarted` +
+        (chaos.failedStarts > 0 ? ` (${chaos.failedStarts} start attempts retried)` : '')
+      ),
   });
   console.log(`\n${summary.lines.join('\n')}`);
   return summary.ok ? 0 : 1;

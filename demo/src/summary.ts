@@ -24,6 +24,8 @@ export function summarize(input: {
   faults: string[];
   elapsedMs: number;
   workers: number;
+  /** What the replica chaos did (`--replicas`), when it ran. */
+  chaos?: string | undefined;
 }): Summary {
   const { ledger, reports } = input;
   const lines: string[] = [];
@@ -44,6 +46,10 @@ export function summarize(input: {
     if (tally.missing.length > 0) lines.push(`    NOT DONE: ${tally.missing.slice(0, 10).join(', ')}${tally.missing.length > 10 ? ', …' : ''}`);
     if (tally.duplicates.length > 0 || tally.missing.length > 0) ok = false;
   }
+  const reused = ledger.fenceReused;
+  lines.push(`  fences strictly increasing: ${reused.length === 0 ? 'yes' : `NO — ${reused.length} fence(s) seen from two holders`}`);
+  for (const reuse of reused.slice(0, 10)) lines.push(`    FENCE REUSED ${reuse}`);
+  if (reused.length > 0) ok = false;
   lines.push('  stale writes rejected: writes by a worker whose lease had already passed to another, refused by the');
   lines.push('    guarded resource because their fence was older than one it had seen (the fence check working).');
   lines.push('  finished work found on reconcile: a new holder found the effect already recorded by a holder whose');
@@ -77,10 +83,15 @@ export function summarize(input: {
   lines.push(`Latency per attempt: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms`);
   lines.push('');
   lines.push(`Faults injected: ${input.faults.length === 0 ? 'none' : input.faults.join('; ')}`);
+  if (input.chaos !== undefined) lines.push(`Process chaos: ${input.chaos}`);
   const errors = reports.flatMap((r) => r.errors.map((e) => `${r.workerId}: ${e}`));
   if (errors.length > 0) {
+    // A call that failed after every retry (a 5xx, a dropped connection): the audit fails with it.
     lines.push(`Unexpected errors (${errors.length}):`);
     for (const error of errors.slice(0, 10)) lines.push(`  ${error}`);
+    ok = false;
+  } else {
+    lines.push('Unexpected errors: none (no call failed after its retries)');
   }
   if (input.crashed.length > 0) lines.push(`Workers that exited without a report: ${input.crashed.join(', ')}`);
   lines.push('');

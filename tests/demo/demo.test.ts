@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../support/postgres-database.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
@@ -38,6 +39,24 @@ describe('pnpm demo', () => {
     expect(stdout).toMatch(/messages \(consume\)\s+60\/60 once, 0 twice, 0 not done/);
     expect(stdout).toMatch(/keys \(claim\.run\)\s+6\/6 once, 0 twice, 0 not done/);
     expect(stdout).toContain('OK: nothing was done twice and nothing was lost.');
+  }, 120_000);
+
+  it('runs the fleet on PostgreSQL with --store postgres://… (the audit reads the same store)', async () => {
+    const db = await createTestDatabase();
+    try {
+      const { stdout } = await run(
+        process.execPath,
+        ['--import', 'tsx', 'demo/src/main.ts', '--store', db.url, '--workers', '2', '--tasks', '4', '--messages', '6', '--keys', '2', '--no-faults'],
+        { cwd: root, timeout: 90_000 },
+      );
+      expect(stdout).toMatch(/Reference server \(in process\) at http:\/\/127\.0\.0\.1:\d+, store postgres/);
+      expect(stdout).toMatch(/tasks \(lh\.tasks\.work\)\s+4\/4 once, 0 twice, 0 not done/);
+      expect(stdout).toMatch(/messages \(consume\)\s+6\/6 once, 0 twice, 0 not done/);
+      expect(stdout).toMatch(/keys \(claim\.run\)\s+2\/2 once, 0 twice, 0 not done/);
+      expect(stdout).toContain('OK: nothing was done twice and nothing was lost.');
+    } finally {
+      await db.drop();
+    }
   }, 120_000);
 
   it('refuses bad sizes with the usage and exit code 2', async () => {

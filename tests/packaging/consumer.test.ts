@@ -8,7 +8,9 @@
 //   (c) run its vitest suite, which mocks the API with @leasehold/msw;
 //   (d) CommonJS: plain JS `require()` of every entry point (and `import()` beside it: one module
 //       instance, so `instanceof` holds), and a `module: nodenext` CommonJS TypeScript project
-//       (cjs/) type-checked, compiled and run.
+//       (cjs/) type-checked, compiled and run;
+//   (e) `leasehold-server --store <dir>` from the installed bin: the embedded store (PGlite, a
+//       runtime dependency of @leasehold/server) keeps a write across a restart.
 // It needs the npm registry (typescript, vitest, vite, msw and @types/node come from there, with
 // --prefer-offline) and fails, saying so, when npm cannot install. It builds the packages first
 // only when a dist/ is missing or older than its sources (`pnpm check` has just built them).
@@ -146,7 +148,7 @@ afterAll(async () => {
     `consumer smoke test: ${seconds(performance.now() - suiteStarted)} in all (build+pack ${seconds(timings.pack)}, npm install ${seconds(timings.install)}, ` +
       `tsc nodenext ${seconds(timings.nodenext)}, tsc bundler ${seconds(timings.bundler)}, run ${seconds(timings.run)}, vitest ${seconds(timings.vitest)})`,
   );
-});
+}, 60_000); // deleting the project (node_modules, an embedded store) takes seconds on a busy machine
 
 describe('the packed packages in a fresh npm project', () => {
   it('installs from the tarballs alone: no workspace: or catalog: range survives packing', () => {
@@ -156,7 +158,60 @@ describe('the packed packages in a fresh npm project', () => {
     }
     const msw = JSON.parse(packed.find((pkg) => pkg.name === '@leasehold/msw')!.files.get('package.json')!.data.toString('utf8'));
     expect(msw.dependencies['@leasehold/server']).toBe(packed.find((pkg) => pkg.name === '@leasehold/server')!.version);
+    // The SQL stores' drivers are runtime dependencies of the server (not dev-only): `--store` works from the tarball.
+    const serverManifest = JSON.parse(packed.find((pkg) => pkg.name === '@leasehold/server')!.files.get('package.json')!.data.toString('utf8'));
+    for (const dependency of ['@electric-sql/pglite', 'pg', 'kysely']) {
+      expect(serverManifest.dependencies?.[dependency], dependency).toMatch(/^\^\d/);
+      expect(serverManifest.devDependencies?.[dependency], dependency).toBeUndefined();
+    }
   });
+
+  it('runs the installed bin on an embedded store directory: a write survives a stop and a restart', async () => {
+    const data = join(work!, 'embedded-data');
+    const start = async (): Promise<{ child: ChildProcess; url: string }> => {
+      const child = spawn(join(project, 'node_modules/.bin/leasehold-server'), ['--port', '0', '--store', data], { cwd: project, env: consumerEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      server = child;
+      let output = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`leasehold-server --store did not listen within 60 s:\n${output}`)), 60_000);
+        const onData = (chunk: string) => {
+          output += chunk;
+          const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+          if (match?.[1]) {
+            clearTimeout(timer);
+            resolve(match[1]);
+          }
+        };
+        child.stdout!.setEncoding('utf8').on('data', onData);
+        child.stderr!.setEncoding('utf8').on('data', onData);
+        child.once('exit', (code) => {
+          clearTimeout(timer);
+          reject(new Error(`leasehold-server --store exited (${code}) before listening:\n${output}`));
+        });
+      });
+      expect(output).toMatch(/store: .*embedded-data \(pglite\)/);
+      return { child, url };
+    };
+    const stop = async (child: ChildProcess) => {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    };
+    const headers = { authorization: 'Bearer lh_test_admin', 'content-type': 'application/json' };
+    const first = await start();
+    const created = await fetch(`${first.url}/v1/tasks`, { method: 'POST', headers: { ...headers, 'idempotency-key': 'consumer-embedded-1' }, body: JSON.stringify({ title: 'kept on disk' }) });
+    expect(created.status).toBe(201);
+    const task = (await created.json()) as { id: number };
+    const etag = created.headers.get('etag');
+    await stop(first.child);
+
+    const second = await start();
+    const read = await fetch(`${second.url}/v1/tasks/${task.id}`, { headers });
+    expect(read.status).toBe(200);
+    expect(((await read.json()) as { title: string }).title).toBe('kept on disk');
+    expect(read.headers.get('etag')).toBe(etag);
+    await stop(second.child);
+  }, 180_000);
 
   it('type-checks under moduleResolution nodenext', async () => {
     const result = await run(join(project, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json', '--noEmit'], project, 120_000);

@@ -37,7 +37,7 @@ function templateFile(): string {
   return join(tmpdir(), `leasehold-pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
 }
 
-const open = (loadDataDir?: Blob) => PGlite.create({ loadDataDir, parsers: { [types.INT8]: (value: string) => Number(value) } });
+const open = (loadDataDir?: Blob, dataDir?: string) => PGlite.create({ dataDir, loadDataDir, parsers: { [types.INT8]: (value: string) => Number(value) } });
 
 let template: Promise<Blob> | undefined;
 
@@ -88,4 +88,13 @@ export async function borrowPglite(): Promise<LentPglite> {
       idle.push(lent);
     },
   };
+}
+
+/**
+ * Writes the migrated template into `dataDir` (a new directory), so a CLI started with
+ * `--store <dataDir>` finds its schema in place instead of migrating an empty database.
+ */
+export async function seedPgliteDirectory(dataDir: string): Promise<void> {
+  const db = await open(await migratedTemplate(), dataDir);
+  await db.close();
 }

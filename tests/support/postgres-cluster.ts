@@ -22,6 +22,10 @@ export interface PostgresCluster {
   urlOf(database: string): string;
   /** Stop the server (immediate mode) and delete its data directory; safe to call twice. */
   stop(): void;
+  /** Take the server down at once (immediate mode: connections dropped), keeping its data. */
+  halt(): void;
+  /** Start a halted server again, on the same port and data. */
+  resume(): void;
 }
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -59,7 +63,7 @@ export function freePort(): Promise<number> {
 }
 
 /** Start a throwaway cluster (about a second: initdb with fsync off, then pg_ctl start -w). */
-export async function startPostgresCluster(options: { maxConnections?: number } = {}): Promise<PostgresCluster> {
+export async function startPostgresCluster(options: { maxConnections?: number; durable?: boolean } = {}): Promise<PostgresCluster> {
   const bin = postgresBinDir();
   const root = mkdtempSync(join(tmpdir(), 'leasehold-pg-'));
   const data = join(root, 'data');
@@ -83,18 +87,20 @@ export async function startPostgresCluster(options: { maxConnections?: number } 
     '-c listen_addresses=127.0.0.1',
     `-c unix_socket_directories=${root}`,
     `-c max_connections=${options.maxConnections ?? 200}`,
-    '-c fsync=off',
-    '-c synchronous_commit=off',
-    '-c full_page_writes=off',
+    // Fast and not crash-safe by default; `durable` keeps PostgreSQL's defaults, for tests that
+    // halt the server (`synchronous_commit=off` would lose commits already answered).
+    ...(options.durable === true ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
     '-c shared_buffers=64MB',
   ].join(' ');
-  run('pg_ctl', ['-D', data, '-o', settings, '-l', join(root, 'server.log'), '-w', '-t', '60', 'start']);
+  const startServer = () => run('pg_ctl', ['-D', data, '-o', settings, '-l', join(root, 'server.log'), '-w', '-t', '60', 'start']);
+  startServer();
   let stopped = false;
+  let halted = false;
   const stop = () => {
     if (stopped) return;
     stopped = true;
     try {
-      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      if (!halted) run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
     } finally {
       rmSync(root, { recursive: true, force: true });
       process.removeListener('exit', stop);
@@ -102,5 +108,15 @@ export async function startPostgresCluster(options: { maxConnections?: number } 
   };
   process.once('exit', stop);
   const urlOf = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`;
-  return { url: urlOf('postgres'), port, urlOf, stop };
+  const halt = () => {
+    if (halted || stopped) return;
+    run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    halted = true;
+  };
+  const resume = () => {
+    if (!halted || stopped) return;
+    startServer();
+    halted = false;
+  };
+  return { url: urlOf('postgres'), port, urlOf, stop, halt, resume };
 }

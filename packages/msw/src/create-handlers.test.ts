@@ -23,9 +23,13 @@ describe('what the handlers take', () => {
     expect((await heartbeat(base)).status).toBe(200);
     const spec = await call('GET', `${base}/openapi.json`);
     expect(spec.body.openapi).toBe('3.1.0');
-    const bare = await call('GET', base);
-    expect(bare.status).toBe(404);
-    expect(bare.body).toMatchObject({ type: 'not_found_error', code: 'route_not_found' });
+    // The bare base is the server's landing page, linking what this server serves (no docs in a mock).
+    const bare = await fetch(base);
+    expect(bare.status).toBe(200);
+    expect(bare.headers.get('content-type')).toMatch(/^text\/html/);
+    const page = await bare.text();
+    expect(page).toContain('href="/api/openapi.json"');
+    expect(page).not.toContain('href="/api/docs');
     expect(unhandled).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 import type { Fault, FaultRule, LeaseholdServer } from '@leasehold/server';
 import { durationMs, type Duration } from '@leasehold/protocol';
 import { leaseWatchOf, type LeaseKind } from './lease-watch.js';
-import type { LeaseholdOperationId } from './operation-id.js';
+import { requireOperationId, type LeaseholdOperationId } from './operation-id.js';
 
 /**
  * Which requests a fault hits: an operationId, or any mix of operationId, method and path
@@ -50,6 +50,7 @@ export class LeaseholdScenario {
    * with `Retry-After` (default 1 s) when the status is 429 or 503. The request is not run.
    */
   failNext(target: FaultTarget, options: FailNextOptions = {}): Fault {
+    checkTarget(target, 'failNext');
     // Options and defaults (Retry-After 1 s for 429/503, refused for other statuses, the ranges)
     // are the server's one rule, `normalizeFaultRule`, shared with `/_control/faults`.
     return this.inject(target, {
@@ -66,6 +67,7 @@ export class LeaseholdScenario {
    * the wait uses `setTimeout`, so under fake timers it ends on `vi.advanceTimersByTimeAsync`.
    */
   addLatency(target: FaultTarget, latency: Duration, options: TimesOption = {}): Fault {
+    checkTarget(target, 'addLatency');
     return this.inject(target, { times: timesOf(options.times), latencyMs: durationMs(latency) });
   }
 
@@ -74,6 +76,7 @@ export class LeaseholdScenario {
    * caller sees a network error (`fetch` rejects; the dispatcher reports a socket error).
    */
   dropNextResponse(target: FaultTarget, options: TimesOption = {}): Fault {
+    checkTarget(target, 'dropNextResponse');
     return this.inject(target, { times: timesOf(options.times), dropResponse: true });
   }
 
@@ -133,6 +136,12 @@ export class LeaseholdScenario {
     }
     return this.server.control.injectFault({ ...match, ...rule });
   }
+}
+
+/** An operationId in `target` must be one of the API's: refused at once, with the nearest valid ones. */
+function checkTarget(target: FaultTarget, lever: string): void {
+  const operationId = typeof target === 'string' ? target : target?.operationId;
+  if (operationId !== undefined) requireOperationId(operationId, lever);
 }
 
 function timesOf(times: number | undefined): number {

@@ -11,7 +11,7 @@ import { observeAll, type RequestObserver } from './http/observer.js';
 import { operationalRoutes } from './http/operational.js';
 import { Pipeline } from './http/pipeline.js';
 import type { PlainRequest, PlainResponse } from './http/plain.js';
-import { landingPage } from './http/landing.js';
+import { LANDING_LINKS, landingPage } from './http/landing.js';
 import { pageAnswer, pageNotFound, redirectAnswer } from './http/pages.js';
 import { servedSpec } from './http/served-spec.js';
 import { MemoryStore } from './store/memory/memory-store.js';
@@ -118,6 +118,7 @@ export class LeaseholdServer<S extends Store = MemoryStore> {
     this.metrics = options.metrics;
     this.metrics?.attach(this.store);
     const clientDocs = options.clientDocs;
+    const landingLinks = LANDING_LINKS.filter((link) => link.requires === undefined || options[link.requires] !== undefined);
     this.pipeline = new Pipeline({
       store: this.store,
       control: this.control as ServerControl<Store>,
@@ -133,8 +134,8 @@ export class LeaseholdServer<S extends Store = MemoryStore> {
       staticRoutes: {
         ...operationalRoutes({ store: this.store, draining: () => this.#draining, metrics: this.metrics }),
         '/openapi.json': ({ apiBaseUrl }) => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: servedSpec(apiBaseUrl) }),
+        '/': ({ mount }) => landingPage(mount, landingLinks),
         '/console': consoleAnswer,
-        '/': ({ mount }) => landingPage(mount),
         ...(docs === undefined ? {} : {
           '/docs': () => pageAnswer('text/html; charset=utf-8', typeof docs === 'string' ? docs : docs()),
         }),

@@ -1,4 +1,4 @@
-import type { FaultRuleRow, FaultRuleTable } from '../store/index.js';
+import type { FaultRuleRow, FaultRuleTable } from '../store/operations.js';
 import { actionOf, describe, matches, normalizeFaultRule, SeededDraw, type Fault, type FaultAction, type FaultRule, type FaultTarget, type Faults } from './faults.js';
 
 /** How often (ms) a process re-reads the armed rules at most when it believes none are armed. */

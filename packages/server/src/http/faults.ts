@@ -1,5 +1,5 @@
 import type { components } from '@leasehold/protocol';
-import type { MaybePromise } from '../store/index.js';
+import type { MaybePromise } from '../store/operations.js';
 
 /** A fault rule as the spec's `FaultRule` schema describes it. */
 export type FaultRule = components['schemas']['FaultRule'];

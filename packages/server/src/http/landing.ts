@@ -7,6 +7,8 @@ export interface LandingLink {
   readonly path: string;
   readonly title: string;
   readonly description: string;
+  /** Listed only when the server was given this page's content (the option of `createLeaseholdServer`). */
+  readonly requires?: 'docsHtml' | 'clientDocs';
 }
 
 /**
@@ -14,8 +16,8 @@ export interface LandingLink {
  * page links it).
  */
 export const LANDING_LINKS: readonly LandingLink[] = [
-  { path: '/docs', title: 'API reference', description: 'every HTTP operation, its parameters, answers and error codes (OpenAPI, offline)' },
-  { path: '/docs/client/', title: 'SDK reference', description: '@leasehold/client and @leasehold/msw: the TypeScript client, its leases, errors and stores, and the test mocks' },
+  { path: '/docs', title: 'API reference', description: 'every HTTP operation, its parameters, answers and error codes (OpenAPI, offline)', requires: 'docsHtml' },
+  { path: '/docs/client/', title: 'SDK reference', description: '@leasehold/client and @leasehold/msw: the TypeScript client, its leases, errors and stores, and the test mocks', requires: 'clientDocs' },
   { path: '/console', title: 'Console', description: 'what this server holds right now: claims and their waiters, lost leases, tasks, queues, lease events and heartbeat rates' },
   { path: '/openapi.json', title: 'openapi.json', description: 'the machine-readable spec, naming this server' },
 ];
@@ -24,9 +26,12 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** The landing page for a request under `mount` (`''` or `/api`): links to the docs, the SDK reference and the console. */
-export function landingPage(mount: string): PlainResponse {
-  const items = LANDING_LINKS.map(
+/**
+ * The landing page for a request under `mount` (`''` or `/api`): links to the docs, the SDK
+ * reference and the console — those of `links` the server serves.
+ */
+export function landingPage(mount: string, links: readonly LandingLink[] = LANDING_LINKS): PlainResponse {
+  const items = links.map(
     (link) => `<li><a href="${escapeHtml(mount + link.path)}">${escapeHtml(link.title)}</a> — ${escapeHtml(link.description)}</li>`,
   ).join('\n');
   const html = [

@@ -1,4 +1,4 @@
-import type { MaybePromise, Store } from '../store/index.js';
+import type { MaybePromise, Store } from '../store/operations.js';
 import { HttpError } from './http-error.js';
 import type { PlainResponse } from './plain.js';
 import type { StaticRoutes } from './steps/route.js';

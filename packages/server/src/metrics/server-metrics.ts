@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { LEASE_KINDS } from '@leasehold/protocol';
-import type { Store } from '../store/index.js';
+import type { Store } from '../store/operations.js';
 
 /** Seconds buckets for HTTP answers and statements: 0.5 ms … 5 s. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];

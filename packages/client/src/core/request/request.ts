@@ -6,6 +6,7 @@ import { isDefinitive, needsIdempotencyStore, resolveIdempotencyKey, resolveIdem
 import { systemWallClock } from '../monotonic-clock.js';
 import { RetryPolicy, type RetryDecision } from '../retry/retry-policy.js';
 import { sendAttempt } from '../transport/send-attempt.js';
+import { explainUnresolvableHost } from '../transport/unresolvable-host.js';
 import type { TransportRequest, TransportResponse } from '../transport/transport.js';
 import type { CallTrace } from './call-tracer.js';
 import { prepareCall, transportRequestOf, type PreparedCall } from './prepare-call.js';
@@ -110,6 +111,7 @@ async function attemptOnce(
     } else error = decodeApiError(response, { redactor, nowMs: (config.wallClock ?? systemWallClock).now() });
   } catch (caught) {
     error = caught instanceof LeaseholdError ? caught : new ConnectionError(String(caught), { cause: caught, redactor });
+    if (error instanceof ConnectionError) error = explainUnresolvableHost(error, transportRequest.url, { redactor });
   }
   const durationMs = clock.now() - attemptStart;
   if (hooks !== undefined) safely(call, () => hooks.onAttemptEnd?.({ ...(event as AttemptEvent), durationMs, status: response?.status, error, requestId: requestIdOf(response) }));

@@ -1,5 +1,6 @@
 import { ApiError } from '../errors/api-error.js';
 import { ConnectionError, TimeoutError } from '../errors/connection-errors.js';
+import { isPermanent } from '../errors/permanent-connection.js';
 
 /**
  * The one owner of "is this failure worth another attempt": the request function retries with
@@ -17,12 +18,13 @@ export function isRetryableStatus(status: number, code: unknown): boolean {
 }
 
 /**
- * Whether an error is worth retrying with the same `Idempotency-Key`: connection errors,
+ * Whether an error is worth retrying with the same `Idempotency-Key`: connection errors (but to a
+ * name that never resolves),
  * attempt timeouts, 408, 429, 5xx, and 409 `idempotency_in_flight`. Never other 4xx, 410,
  * aborts, an exhausted deadline or a lost lease.
  */
 export function isRetryableError(error: unknown): boolean {
-  if (error instanceof ConnectionError) return true;
+  if (error instanceof ConnectionError) return !isPermanent(error);
   if (error instanceof TimeoutError) return error.scope === 'attempt';
   return error instanceof ApiError && isRetryableStatus(error.status, error.code);
 }

@@ -70,19 +70,6 @@ export async function main(argv: string[]): Promise<void> {
   const listener = await listen(server, { port: options.port, host: options.host });
   const bases = options.basePaths.map((basePath) => `${listener.url}${basePath.replace(/\/+$/, '')}`);
   const base = bases[0] as string;
-  process.stdout.write(
-    [
-      `Leasehold reference server listening on ${listener.url}`,
-      `store: ${store.kind === 'memory' ? 'memory' : redact(options.store)} (${store.kind})`,
-      `API keys accepted:`,
-      ...keys.map(describeKey),
-      `API base URL${bases.length > 1 ? 's' : ''}: ${bases.join('  ')}   spec: ${base}/openapi.json`,
-      `API reference: ${base}/docs   SDK reference: ${base}/docs/client/${options.docsUrl ? `; error doc_urls link to ${options.docsUrl}` : ''}`,
-      `clock: ${options.clock}${options.control ? `; test controls at ${base}/_control` : ''}`,
-      `health: ${listener.url}/healthz  readiness: ${listener.url}/readyz  metrics: ${listener.url}/metrics; request log: JSON lines at ${options.logLevel}`,
-      '',
-    ].join('\n'),
-  );
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -107,6 +94,20 @@ export async function main(argv: string[]): Promise<void> {
         },
       );
   };
+  // Installed before the line that says it listens: a supervisor may signal as soon as it reads it.
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  process.stdout.write(
+    [
+      `Leasehold reference server listening on ${listener.url}`,
+      `store: ${store.kind === 'memory' ? 'memory' : redact(options.store)} (${store.kind})`,
+      `API keys accepted:`,
+      ...keys.map(describeKey),
+      `API base URL${bases.length > 1 ? 's' : ''}: ${bases.join('  ')}   spec: ${base}/openapi.json`,
+      `API reference: ${base}/docs   SDK reference: ${base}/docs/client/${options.docsUrl ? `; error doc_urls link to ${options.docsUrl}` : ''}`,
+      `clock: ${options.clock}${options.control ? `; test controls at ${base}/_control` : ''}`,
+      `health: ${listener.url}/healthz  readiness: ${listener.url}/readyz  metrics: ${listener.url}/metrics; request log: JSON lines at ${options.logLevel}`,
+      '',
+    ].join('\n'),
+  );
 }

@@ -15,13 +15,22 @@ function fail(response: ServerResponse): void {
   response.end(body);
 }
 
+/**
+ * Writes the answer with its `Content-Length` (the body is whole already), so Node sends one
+ * fixed-length message instead of chunked encoding (no chunk framing, no terminating chunk).
+ * A HEAD answer keeps no length (its body was dropped, the length would be the GET's).
+ */
 function send(request: IncomingMessage, response: ServerResponse, plain: PlainResponse): void {
   if (plain.drop) {
     request.socket.destroy();
     return;
   }
-  response.writeHead(plain.status, plain.headers);
-  response.end(plain.body);
+  const body = plain.body;
+  const headers = plain.headers;
+  if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+  else if (request.method !== 'HEAD' && plain.status !== 204 && plain.status !== 304) headers['content-length'] = '0';
+  response.writeHead(plain.status, headers);
+  response.end(body);
 }
 
 /**
