@@ -72,7 +72,7 @@ async function send(server: LeaseholdServer, call: PlainCall): Promise<Answer> {
   const headers = call.headers['idempotency-key'] === undefined ? call.headers : { ...call.headers, 'idempotency-key': `sec-${randomUUID()}` };
   const response = await server.handle(requestOf('http://security.test', { ...call, headers }));
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined, text };
+  return { status: response.status, headers: response.headers, body: text && !(response.headers.get('content-type') ?? '').startsWith('text/event-stream') ? JSON.parse(text) : text || undefined, text };
 }
 
 const withAuth = (call: PlainCall, value: string | undefined): PlainCall => {
@@ -167,6 +167,27 @@ async function crossAccount(op: OperationInfo, server: LeaseholdServer, ours: Wo
       expect(answer.status, answer.text).toBeLessThan(300);
       if (op.operationId === 'cancelScope') expect(answer.body.claimsLost).toBe(0);
       expectRefusal(op, await send(server, outOfScope(base)), 404, 'space_not_found', 'a space outside the key');
+      break;
+    }
+    case 'getSpaceActivity': {
+      const answer = await send(server, theirsWithOurKey);
+      note(op.operationId, 'their resource', answer);
+      expect(answer.status).toBe(200);
+      expect({ claims: answer.body.claims, waiters: answer.body.waiters, lost: answer.body.lost }, 'their activity never shows in ours').toEqual({ claims: [], waiters: [], lost: [] });
+      expectRefusal(op, await send(server, outOfScope(base)), 404, 'space_not_found', 'a space outside the key');
+      break;
+    }
+    case 'listSpaces':
+    case 'listQueueStats':
+    case 'listLeaseEvents':
+    case 'streamLeaseEvents':
+    case 'listSessions': {
+      // The path names no account: each key sees its own account's activity, none of the other's.
+      const answer = await send(server, base);
+      note(op.operationId, 'their resource', answer);
+      expect(answer.status, answer.text).toBe(200);
+      for (const secret of [theirs.heldClaimId, theirs.claimed.claimId, theirs.spool]) expect(answer.text).not.toContain(secret);
+      if (theirs.spaceId !== ours.spaceId) expect(answer.text).not.toContain(theirs.spaceId);
       break;
     }
     case 'listTasks': {

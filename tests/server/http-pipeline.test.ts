@@ -338,7 +338,7 @@ describe('routes', () => {
 
   it('answers an unknown route with a 404 route_not_found envelope', async () => {
     const h = await startServer();
-    for (const path of ['/nope', '/v1', '/v1/spaces', '/v2/claims/heartbeat', `/v1/spaces/${SPACE}/claims/a/b/c/d`]) {
+    for (const path of ['/nope', '/v1', '/v1/spaces/activity', '/v2/claims/heartbeat', `/v1/spaces/${SPACE}/claims/a/b/c/d`]) {
       const answer = await h.raw(path, { headers: { authorization: `Bearer ${ADMIN}` } });
       expect(answer.status, path).toBe(404);
       expect((answer.body as { code: string }).code).toBe('route_not_found');

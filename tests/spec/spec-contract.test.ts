@@ -83,6 +83,13 @@ describe('examples of every operation, the test controls included', () => {
     }
     for (const [status, ref] of Object.entries(operation.responses)) {
       const response = resolveRef<Response>(ref);
+      const eventStream = response.content?.['text/event-stream'];
+      if (eventStream) {
+        // Server-sent events (`streamLeaseEvents`): a text example, valid against its schema.
+        expect(examplesOf(eventStream).length, `${status} has no example`).toBeGreaterThan(0);
+        for (const example of examplesOf(eventStream)) expect(schemaErrors(eventStream.schema, example), status).toEqual([]);
+        continue;
+      }
       const answer = response.content?.['application/json'];
       if (!answer) {
         if (status.startsWith('2')) expect(['204', '202']).toContain(status);

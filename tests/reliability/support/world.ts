@@ -161,7 +161,7 @@ export async function callJson(
     new Request(`http://world.test${path}`, { method, headers, body: options.json === undefined ? undefined : JSON.stringify(options.json) }),
   );
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  return { status: response.status, headers: response.headers, body: text && !(response.headers.get('content-type') ?? '').startsWith('text/event-stream') ? JSON.parse(text) : text || undefined };
 }
 
 /** Populates a server for `apiKey`'s account: a held claim, a claimed and an open task, a spool with a leased and a queued message. */
@@ -240,6 +240,12 @@ export function validCalls(world: World): Record<string, PlainCall> {
     releaseSpaceClaim: { method: 'POST', segments: seg(`/v1/spaces/${s}/claims/${k}/release`), query: '', headers: { ...json, ...idem() }, body: body({ token: world.heldToken }) },
     cancelScope: { method: 'POST', segments: seg(`/v1/spaces/${s}/scopes/${world.scopeId}/cancel`), query: '', headers: { ...auth, ...idem() } },
     listTasks: { method: 'GET', segments: seg('/v1/tasks'), query: 'status=Todo&limit=10', headers: { ...auth } },
+    listSpaces: { method: 'GET', segments: seg('/v1/spaces'), query: 'limit=10', headers: { ...auth } },
+    getSpaceActivity: { method: 'GET', segments: seg(`/v1/spaces/${s}/activity`), query: 'limit=10', headers: { ...auth } },
+    listQueueStats: { method: 'GET', segments: seg('/v1/queues'), query: 'limit=10', headers: { ...auth } },
+    listLeaseEvents: { method: 'GET', segments: seg('/v1/events'), query: 'limit=100', headers: { ...auth } },
+    streamLeaseEvents: { method: 'GET', segments: seg('/v1/events/stream'), query: 'limit=100', headers: { ...auth } },
+    listSessions: { method: 'GET', segments: seg('/v1/sessions'), query: 'limit=10', headers: { ...auth } },
     createTask: { method: 'POST', segments: seg('/v1/tasks'), query: '', headers: { ...json, ...idem() }, body: body({ title: 'fuzz task' }) },
     getTask: { method: 'GET', segments: seg(`/v1/tasks/${c.id}`), query: '', headers: { ...auth } },
     updateTask: {
@@ -298,6 +304,12 @@ export function validControlCalls(world: World): Record<string, PlainCall> {
 
 /** The success status of each production operation's valid call. */
 export const SUCCESS: Record<string, number> = {
+  listSpaces: 200,
+  getSpaceActivity: 200,
+  listQueueStats: 200,
+  listLeaseEvents: 200,
+  streamLeaseEvents: 200,
+  listSessions: 200,
   heartbeatClaims: 200,
   listSpaceClaims: 200,
   acquireSpaceClaim: 201,

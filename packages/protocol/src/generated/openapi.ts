@@ -1938,7 +1938,7 @@ export interface components {
             object: "lease_event";
             /**
              * @description Opaque and increasing; pass it as `cursor` (or `Last-Event-ID`) to read what came after it.
-             * @example 1042
+             * @example evt_1042
              */
             id: string;
             /**
@@ -1984,7 +1984,7 @@ export interface components {
             /** @constant */
             object: "list";
             data: components["schemas"]["LeaseEvent"][];
-            /** @example 1042 */
+            /** @example evt_1042 */
             nextCursor: string;
             /** @example false */
             hasMore: boolean;
@@ -2655,12 +2655,12 @@ export interface components {
         MessageHandle: components["schemas"]["MessageHandle"];
         /**
          * @description The `id` of the last event seen (or a `nextCursor`); omit it to start with the oldest event kept (10 minutes).
-         * @example 1042
+         * @example evt_1042
          */
         EventCursor: string;
         /**
          * @description The `id` of the last event received; what `EventSource` sends when it reconnects. Wins over `cursor`.
-         * @example 1042
+         * @example evt_1042
          */
         LastEventId: string;
         /**
@@ -4549,6 +4549,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "space",
+                     *           "spaceId": "6f1c2b9e-8d4a-4c1e-9b7a-3e2f1d0c9b8a",
+                     *           "held": 3,
+                     *           "waiting": 1,
+                     *           "lost": 0
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["SpaceList"];
                 };
             };
@@ -4600,6 +4615,60 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "space_activity",
+                     *       "spaceId": "6f1c2b9e-8d4a-4c1e-9b7a-3e2f1d0c9b8a",
+                     *       "claims": [
+                     *         {
+                     *           "object": "claim",
+                     *           "claimId": "clm_7Zp2Qk9rT4xW1mN8",
+                     *           "spaceId": "6f1c2b9e-8d4a-4c1e-9b7a-3e2f1d0c9b8a",
+                     *           "key": "reports/2026-11",
+                     *           "scopeId": "0b7e4c6a-1f2d-4e3b-8a9c-5d6e7f8a9b0c",
+                     *           "holder": "worker-1",
+                     *           "holderSession": "sess_4d3c2b1a",
+                     *           "status": "held",
+                     *           "fence": 42,
+                     *           "leaseSeconds": 30,
+                     *           "expiresAt": 1795967760000,
+                     *           "acquiredAt": 1795967730000,
+                     *           "queueDepth": 1,
+                     *           "details": {
+                     *             "processed": 1200,
+                     *             "of": 5000
+                     *           },
+                     *           "previousRelease": null
+                     *         }
+                     *       ],
+                     *       "waiters": [
+                     *         {
+                     *           "object": "waiter",
+                     *           "claimId": "clm_9Qw3Er5Ty7Ui1Op2",
+                     *           "key": "reports/2026-11",
+                     *           "scopeId": "0b7e4c6a-1f2d-4e3b-8a9c-5d6e7f8a9b0c",
+                     *           "holder": "worker-2",
+                     *           "holderSession": "sess_8h7g6f5e",
+                     *           "position": 1,
+                     *           "expiresAt": 1795967790000
+                     *         }
+                     *       ],
+                     *       "lost": [
+                     *         {
+                     *           "object": "lost_claim",
+                     *           "claimId": "clm_3Ab4Cd5Ef6Gh7Ij8",
+                     *           "key": "reports/2026-10",
+                     *           "scopeId": "0b7e4c6a-1f2d-4e3b-8a9c-5d6e7f8a9b0c",
+                     *           "holder": "worker-3",
+                     *           "holderSession": "sess_1a2b3c4d",
+                     *           "fence": 40,
+                     *           "reason": "expired",
+                     *           "lostAt": 1795967700000
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["SpaceActivity"];
                 };
             };
@@ -4641,6 +4710,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "queue_stats",
+                     *           "spool": "billing",
+                     *           "queue": "invoices",
+                     *           "leaseTimeoutSeconds": 30,
+                     *           "depth": 12,
+                     *           "leased": 3,
+                     *           "delayed": 1,
+                     *           "deadLettered": 0,
+                     *           "samples": [
+                     *             {
+                     *               "at": 1795967740000,
+                     *               "messages": 14,
+                     *               "sent": 4,
+                     *               "processed": 5
+                     *             },
+                     *             {
+                     *               "at": 1795967750000,
+                     *               "messages": 16,
+                     *               "sent": 6,
+                     *               "processed": 4
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["QueueStatsList"];
                 };
             };
@@ -4659,7 +4760,7 @@ export interface operations {
             query?: {
                 /**
                  * @description The `id` of the last event seen (or a `nextCursor`); omit it to start with the oldest event kept (10 minutes).
-                 * @example 1042
+                 * @example evt_1042
                  */
                 cursor?: components["parameters"]["EventCursor"];
                 /**
@@ -4681,6 +4782,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "lease_event",
+                     *           "id": "evt_1042",
+                     *           "type": "expired",
+                     *           "kind": "space",
+                     *           "at": 1795967760000,
+                     *           "claimId": "clm_7Zp2Qk9rT4xW1mN8",
+                     *           "holder": "worker-1",
+                     *           "holderSession": "sess_4d3c2b1a",
+                     *           "fence": 42,
+                     *           "spaceId": "6f1c2b9e-8d4a-4c1e-9b7a-3e2f1d0c9b8a",
+                     *           "key": "reports/2026-11",
+                     *           "scopeId": "0b7e4c6a-1f2d-4e3b-8a9c-5d6e7f8a9b0c",
+                     *           "taskId": null,
+                     *           "spool": null,
+                     *           "queue": null,
+                     *           "reason": "expired"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "evt_1042",
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": components["schemas"]["LeaseEventList"];
                 };
             };
@@ -4699,7 +4827,7 @@ export interface operations {
             query?: {
                 /**
                  * @description The `id` of the last event seen (or a `nextCursor`); omit it to start with the oldest event kept (10 minutes).
-                 * @example 1042
+                 * @example evt_1042
                  */
                 cursor?: components["parameters"]["EventCursor"];
                 /**
@@ -4711,7 +4839,7 @@ export interface operations {
             header?: {
                 /**
                  * @description The `id` of the last event received; what `EventSource` sends when it reconnects. Wins over `cursor`.
-                 * @example 1042
+                 * @example evt_1042
                  */
                 "Last-Event-ID"?: components["parameters"]["LastEventId"];
             };
@@ -4728,9 +4856,9 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example id: 1042
+                     * @example id: evt_1042
                      *     event: lease_event
-                     *     data: {"object":"lease_event","id":"1042","type":"granted"}
+                     *     data: {"object":"lease_event","id":"evt_1042","type":"granted"}
                      *
                      *     retry: 1000
                      */
@@ -4774,6 +4902,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "session",
+                     *           "holderSession": "sess_4d3c2b1a",
+                     *           "heartbeats": 6,
+                     *           "lastHeartbeatAt": 1795967755000,
+                     *           "leases": 3
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["SessionList"];
                 };
             };

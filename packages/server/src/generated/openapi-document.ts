@@ -2700,6 +2700,19 @@ export const openapiDocument: OpenApiDocument = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/SpaceList"
+                },
+                "example": {
+                  "object": "list",
+                  "data": [
+                    {
+                      "object": "space",
+                      "spaceId": "6f1c2b9e-8d4a-4c1e-9b7a-3e2f1d0c9b8a",
+                      "held": 3,
+                      "waiting": 1,
+                      "lost": 0
+                    }
+                  ],
+                  "nextCursor": null
                 }
               }
             }
@@ -2773,6 +2786,58 @@ export const openapiDocument: OpenApiDocument = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/SpaceActivity"
+                },
+                "example": {
+                  "object": "space_activity",
+                  "spaceId": "6f1c2b9e-8d4a-4c1e-9b7a-3e2f1d0c9b8a",
+                  "claims": [
+                    {
+                      "object": "claim",
+                      "claimId": "clm_7Zp2Qk9rT4xW1mN8",
+                      "spaceId": "6f1c2b9e-8d4a-4c1e-9b7a-3e2f1d0c9b8a",
+                      "key": "reports/2026-11",
+                      "scopeId": "0b7e4c6a-1f2d-4e3b-8a9c-5d6e7f8a9b0c",
+                      "holder": "worker-1",
+                      "holderSession": "sess_4d3c2b1a",
+                      "status": "held",
+                      "fence": 42,
+                      "leaseSeconds": 30,
+                      "expiresAt": 1795967760000,
+                      "acquiredAt": 1795967730000,
+                      "queueDepth": 1,
+                      "details": {
+                        "processed": 1200,
+                        "of": 5000
+                      },
+                      "previousRelease": null
+                    }
+                  ],
+                  "waiters": [
+                    {
+                      "object": "waiter",
+                      "claimId": "clm_9Qw3Er5Ty7Ui1Op2",
+                      "key": "reports/2026-11",
+                      "scopeId": "0b7e4c6a-1f2d-4e3b-8a9c-5d6e7f8a9b0c",
+                      "holder": "worker-2",
+                      "holderSession": "sess_8h7g6f5e",
+                      "position": 1,
+                      "expiresAt": 1795967790000
+                    }
+                  ],
+                  "lost": [
+                    {
+                      "object": "lost_claim",
+                      "claimId": "clm_3Ab4Cd5Ef6Gh7Ij8",
+                      "key": "reports/2026-10",
+                      "scopeId": "0b7e4c6a-1f2d-4e3b-8a9c-5d6e7f8a9b0c",
+                      "holder": "worker-3",
+                      "holderSession": "sess_1a2b3c4d",
+                      "fence": 40,
+                      "reason": "expired",
+                      "lostAt": 1795967700000
+                    }
+                  ],
+                  "nextCursor": null
                 }
               }
             }
@@ -2843,6 +2908,36 @@ export const openapiDocument: OpenApiDocument = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/QueueStatsList"
+                },
+                "example": {
+                  "object": "list",
+                  "data": [
+                    {
+                      "object": "queue_stats",
+                      "spool": "billing",
+                      "queue": "invoices",
+                      "leaseTimeoutSeconds": 30,
+                      "depth": 12,
+                      "leased": 3,
+                      "delayed": 1,
+                      "deadLettered": 0,
+                      "samples": [
+                        {
+                          "at": 1795967740000,
+                          "messages": 14,
+                          "sent": 4,
+                          "processed": 5
+                        },
+                        {
+                          "at": 1795967750000,
+                          "messages": 16,
+                          "sent": 6,
+                          "processed": 4
+                        }
+                      ]
+                    }
+                  ],
+                  "nextCursor": null
                 }
               }
             }
@@ -2910,6 +3005,31 @@ export const openapiDocument: OpenApiDocument = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/LeaseEventList"
+                },
+                "example": {
+                  "object": "list",
+                  "data": [
+                    {
+                      "object": "lease_event",
+                      "id": "evt_1042",
+                      "type": "expired",
+                      "kind": "space",
+                      "at": 1795967760000,
+                      "claimId": "clm_7Zp2Qk9rT4xW1mN8",
+                      "holder": "worker-1",
+                      "holderSession": "sess_4d3c2b1a",
+                      "fence": 42,
+                      "spaceId": "6f1c2b9e-8d4a-4c1e-9b7a-3e2f1d0c9b8a",
+                      "key": "reports/2026-11",
+                      "scopeId": "0b7e4c6a-1f2d-4e3b-8a9c-5d6e7f8a9b0c",
+                      "taskId": null,
+                      "spool": null,
+                      "queue": null,
+                      "reason": "expired"
+                    }
+                  ],
+                  "nextCursor": "evt_1042",
+                  "hasMore": false
                 }
               }
             }
@@ -2981,7 +3101,7 @@ export const openapiDocument: OpenApiDocument = {
                 "schema": {
                   "type": "string"
                 },
-                "example": "id: 1042\nevent: lease_event\ndata: {\"object\":\"lease_event\",\"id\":\"1042\",\"type\":\"granted\"}\n\nretry: 1000\n\n"
+                "example": "id: evt_1042\nevent: lease_event\ndata: {\"object\":\"lease_event\",\"id\":\"evt_1042\",\"type\":\"granted\"}\n\nretry: 1000\n\n"
               }
             }
           },
@@ -3048,6 +3168,19 @@ export const openapiDocument: OpenApiDocument = {
               "application/json": {
                 "schema": {
                   "$ref": "#/components/schemas/SessionList"
+                },
+                "example": {
+                  "object": "list",
+                  "data": [
+                    {
+                      "object": "session",
+                      "holderSession": "sess_4d3c2b1a",
+                      "heartbeats": 6,
+                      "lastHeartbeatAt": 1795967755000,
+                      "leases": 3
+                    }
+                  ],
+                  "nextCursor": null
                 }
               }
             }
@@ -3850,7 +3983,7 @@ export const openapiDocument: OpenApiDocument = {
           "minLength": 1,
           "maxLength": 64
         },
-        "example": "1042"
+        "example": "evt_1042"
       },
       "LastEventId": {
         "name": "Last-Event-ID",
@@ -3862,7 +3995,7 @@ export const openapiDocument: OpenApiDocument = {
           "minLength": 1,
           "maxLength": 64
         },
-        "example": "1042"
+        "example": "evt_1042"
       },
       "AccountId": {
         "name": "accountId",
@@ -5856,7 +5989,7 @@ export const openapiDocument: OpenApiDocument = {
           "id": {
             "type": "string",
             "description": "Opaque and increasing; pass it as `cursor` (or `Last-Event-ID`) to read what came after it.",
-            "example": "1042"
+            "example": "evt_1042"
           },
           "type": {
             "type": "string",
@@ -6020,7 +6153,7 @@ export const openapiDocument: OpenApiDocument = {
           },
           "nextCursor": {
             "type": "string",
-            "example": "1042"
+            "example": "evt_1042"
           },
           "hasMore": {
             "type": "boolean",
