@@ -105,7 +105,9 @@ describe('consume with a failing handler', () => {
       },
       { signal: stop.signal, pollIntervalMs: 100, maxDeliveries: 2, deadLetter: { queue: 'invoices-dead' }, onError: () => {} },
     );
-    await advance(h, 3_000, 250);
+    // 8 s: long enough for the client to give up on each ack (the fault's 503s carry the default
+    // Retry-After of 1 s, which the client honours), short of the 20 s lease.
+    await advance(h, 8_000, 250);
     expect(calls).toBe(2);
     h.server.control.clearFaults();
     await advance(h, 40_000, 1_000); // the unacked lease expires; delivery 3 > maxDeliveries

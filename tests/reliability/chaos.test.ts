@@ -37,7 +37,8 @@ const TTL_SECONDS = 5;
 const LONG_TTL_SECONDS = 12;
 const ACCOUNT = 'acct_chaos';
 const API_KEYS = ['lh_chaos_alpha_7Qm2', 'lh_chaos_bravo_9Xk4', 'lh_chaos_charlie_3Pz8'];
-const BIG = 1_000_000_000;
+/** Fault rules that outlast the run: the most hits a rule may have (the spec's FaultRule.times maximum). */
+const BIG = 1_000_000;
 
 const report = new SuiteReport('reliability: mutual exclusion under chaos');
 afterAll(() => report.print());
