@@ -22,6 +22,7 @@ import type {
 } from '../operations.js';
 import { recordAddress } from './answer-seal.js';
 import { sqlControls } from './controls.js';
+import { clearingCredentialCache } from './clearing-controls.js';
 import { sqlFaultRules } from './fault-rules.js';
 import { apiKeyOf, unknownKey } from '../../engine/credentials.js';
 import { CredentialCache } from './credential-cache.js';
@@ -29,42 +30,17 @@ import { judgeKey, readKey, registerKeys, takeToken } from './credentials.js';
 import type { SqlDriver, SqlSession } from './driver.js';
 import { asUnavailable } from './failures.js';
 import { maintainStatistics } from './maintenance.js';
-import { knownMigrations, migrate } from './migrate.js';
+import { migrate } from './migrate.js';
 import { digest, one, type UnitContext } from './sql-support.js';
 import { sweepOnce } from './sweep.js';
+import { readHeldByKind, readReadiness } from './readiness.js';
 import { readStats } from './stats.js';
 import { textCodecSession, textCodecSingle } from './text-codec.js';
 import { OperationUnit, inFlight, type UnitRecord } from './unit.js';
 import { LazyOperations } from './unit-operations.js';
+import type { SqlStoreOptions } from './sql-store-options.js';
 
-/** How a SQL store runs. */
-export interface SqlStoreOptions {
-  /** `'manual'`: the database's clock moves only through `advanceClock` (default `'real'`). */
-  clock?: 'real' | 'manual';
-  /** Where a manual clock starts (epoch ms; default 2026-01-01T00:00:00Z), when it is first set manual. */
-  startTime?: number;
-  /** API keys to register (default: none beyond those already in the database). */
-  keys?: readonly KeyConfig[];
-  /** Randomness for ids and tokens (default `node:crypto`). */
-  random?: RandomSource;
-  /** Milliseconds between background sweeps (default 1000; 0: none, call `sweep()` yourself). */
-  sweepIntervalMs?: number;
-  /** Rows each sweep step handles at most (default 500). */
-  sweepBatch?: number;
-  /** Apply pending migrations first (default true). */
-  migrate?: boolean;
-  /**
-   * How long (ms) a key's standing read from the database may answer authentication in this
-   * process (default 1000; 0: read it on every request). A block, suspension, expiry or rate
-   * limit set by another process acts here within this bound; set by this process's controls,
-   * at once.
-   */
-  credentialCacheMs?: number;
-  /** Keys cached at most (default 10,000). */
-  credentialCacheEntries?: number;
-  /** The monotonic clock (ms) that ages cached keys (default `performance.now`; tests inject one). */
-  cacheClock?: () => number;
-}
+export type { SqlStoreOptions } from './sql-store-options.js';
 
 /**
  * The SQL store, one code path for PostgreSQL and PGlite behind `SqlDriver`. Every API operation
@@ -80,8 +56,13 @@ export class SqlStore implements Store {
   readonly kind: 'postgres' | 'pglite';
   /** The test levers (state in the database). */
   readonly controls: StoreControls;
-  /** Armed fault rules, in the database (every process sharing it sees them). */
-  readonly faultRules: FaultRuleTable;
+  /**
+   * Armed fault rules, in the database on PostgreSQL (every process sharing it sees them);
+   * `undefined` on PGlite: an embedded directory is one process's, so that process's memory is
+   * the deployment, and a fault check never waits for the embedded database's one connection
+   * (which a request delayed by a latency fault holds until it commits).
+   */
+  readonly faultRules: FaultRuleTable | undefined;
   readonly #driver: SqlDriver;
   readonly #random: RandomSource;
   readonly #sweepBatch: number;
@@ -106,14 +87,19 @@ export class SqlStore implements Store {
       now: options.cacheClock ?? (() => performance.now()),
     });
     const faults = sqlFaultRules(driver);
-    this.faultRules = {
-      add: (rule, times) => this.#guard(() => faults.add(rule, times)),
-      clear: () => this.#guard(() => faults.clear()),
-      list: () => this.#guard(() => faults.list()),
-      hit: (ids) => this.#guard(() => faults.hit(ids)),
-    };
-    this.controls = this.#wrapControls(
+    this.faultRules =
+      driver.kind === 'pglite'
+        ? undefined
+        : {
+            add: (rule, times) => this.#guard(() => faults.add(rule, times)),
+            clear: () => this.#guard(() => faults.clear()),
+            list: () => this.#guard(() => faults.list()),
+            hit: (ids) => this.#guard(() => faults.hit(ids)),
+          };
+    this.controls = clearingCredentialCache(
       sqlControls({ driver, unit: (fn) => this.#unit(fn), sweepAll: () => this.sweepAll() }),
+      () => this.#credentials.clear(),
+      () => this.now(),
     );
   }
 
@@ -258,30 +244,12 @@ export class SqlStore implements Store {
    * statement); a newer schema (a rolling upgrade's later build migrated first) is ready too.
    */
   async ready(): Promise<Readiness> {
-    let applied: Set<string>;
-    try {
-      const { rows } = await this.#driver.query<{ name: string }>('SELECT name FROM leasehold.schema_migrations');
-      applied = new Set(rows.map((row) => row.name));
-    } catch (error) {
-      return { ready: false, reason: `the database does not answer: ${(error as Error).message}` };
-    }
-    const known = knownMigrations();
-    const missing = known.filter((name) => !applied.has(name));
-    if (missing.length > 0) return { ready: false, reason: `migrations not applied: ${missing.join(', ')}` };
-    return { ready: true, detail: `${this.kind}, schema at ${known.at(-1) ?? 'none'}` };
+    return readReadiness(this.#driver);
   }
 
   /** Live leases by kind, at the database's now (one statement). */
   heldByKind(): Promise<Record<LeaseKind, number>> {
-    return this.#guard(async () => {
-      const { rows } = await this.#driver.query<{ kind: LeaseKind; held: number }>(
-        `SELECT kind, count(*)::int AS held FROM leasehold.leases
-          WHERE status = 'held' AND (expires_at IS NULL OR expires_at > leasehold.now_ms()) GROUP BY kind`,
-      );
-      const held: Record<LeaseKind, number> = { space: 0, task: 0, spool: 0 };
-      for (const row of rows) held[row.kind] = row.held;
-      return held;
-    });
+    return this.#guard(() => readHeldByKind(this.#driver));
   }
 
   /** The pool's usage (PostgreSQL), else `undefined`. */
@@ -331,28 +299,5 @@ export class SqlStore implements Store {
     } catch (error) {
       throw asUnavailable(error) ?? error;
     }
-  }
-
-  /** The controls, each that changes a key's standing, an account's or the clock clearing this process's credential cache. */
-  #wrapControls(controls: StoreControls): StoreControls {
-    const clearing =
-      <A extends unknown[], T>(fn: (...args: A) => MaybePromise<T>) =>
-      async (...args: A): Promise<T> => {
-        try {
-          return await fn(...args);
-        } finally {
-          this.#credentials.clear();
-        }
-      };
-    return {
-      ...controls,
-      advanceClock: clearing(async (ms: number) => {
-        const now = await controls.advanceClock(ms);
-        await this.now();
-        return now;
-      }),
-      suspendAccount: clearing(controls.suspendAccount),
-      updateCredential: clearing(controls.updateCredential),
-    };
   }
 }
