@@ -8,11 +8,12 @@ const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
  * the memory store; the suites that talk to a server through its HTTP app also run on PostgreSQL
  * (a database per server, cloned from a migrated template in the run's throwaway cluster) and on
  * PGlite (instances loaded once per worker from a migrated template and emptied between servers,
- * tests/support/pglite-template.ts). Left out of the store projects: suites that never open a
+ * tests/support/pglite-template.ts); the seed pages' CLI server (tests/seeds) gets `--store` with
+ * a fresh database or embedded directory. Left out of the store projects: suites that never open a
  * store of the matrix (tests/server/cli.test.ts spawns the CLI on its default store; `--store`
  * has its own suite, tests/store/cli-store.test.ts).
  */
-const STORE_SUITES = ['tests/server/**/*.test.ts', 'tests/reliability/{bad-input,ghost-restart,hygiene}.test.ts'];
+const STORE_SUITES = ['tests/server/**/*.test.ts', 'tests/seeds/**/*.test.ts', 'tests/reliability/{bad-input,ghost-restart,hygiene}.test.ts'];
 const NOT_ON_STORES = ['tests/server/cli.test.ts'];
 
 const EXCLUDE = ['**/node_modules/**', '**/dist/**'];

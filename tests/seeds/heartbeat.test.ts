@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { curl, run, startSeedServer, type SeedServer } from './support/seed-server.js';
+import { curl, run, SEED_SERVER_START_MS, startSeedServer, type SeedServer } from './support/seed-server.js';
 
 const PYTHON = '/usr/bin/python3';
 let server: SeedServer;
@@ -20,7 +20,7 @@ let dir: string;
 beforeAll(async () => {
   server = await startSeedServer();
   dir = mkdtempSync(join(tmpdir(), 'leasehold-seed-heartbeat-'));
-});
+}, SEED_SERVER_START_MS);
 afterAll(async () => {
   await server?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });

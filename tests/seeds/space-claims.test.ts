@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { curl, startSeedServer, type SeedServer } from './support/seed-server.js';
+import { curl, SEED_SERVER_START_MS, startSeedServer, type SeedServer } from './support/seed-server.js';
 
 let server: SeedServer;
 let env: Record<string, string>;
@@ -14,7 +14,7 @@ beforeAll(async () => {
   server = await startSeedServer();
   // "All paths are relative to the API base URL": the server's root.
   env = { RUNSTATE_BASE_URL: server.origin, RUNSTATE_SPACE_ID: randomUUID(), RUNSTATE_API_KEY: 'lh_test_admin' };
-});
+}, SEED_SERVER_START_MS);
 afterAll(() => server?.stop());
 
 const RUN_ID = randomUUID();

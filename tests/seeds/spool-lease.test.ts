@@ -6,14 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHOLE_SECONDS_UTC, curl, startSeedServer, type SeedServer } from './support/seed-server.js';
+import { WHOLE_SECONDS_UTC, curl, SEED_SERVER_START_MS, startSeedServer, type SeedServer } from './support/seed-server.js';
 
 let server: SeedServer;
 let env: Record<string, string>;
 beforeAll(async () => {
   server = await startSeedServer();
   env = { SPOOLER_API: `${server.origin}/v1`, SPOOLER_KEY: 'lh_test_admin' };
-});
+}, SEED_SERVER_START_MS);
 afterAll(() => server?.stop());
 
 const page = (spool: string, lease: string) => `curl -si -X POST "$SPOOLER_API/spools/${spool}/renew" \\

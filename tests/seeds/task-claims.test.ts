@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHOLE_SECONDS_UTC, curl, startSeedServer, type SeedServer } from './support/seed-server.js';
+import { WHOLE_SECONDS_UTC, curl, SEED_SERVER_START_MS, startSeedServer, type SeedServer } from './support/seed-server.js';
 
 let server: SeedServer;
 let env: Record<string, string>;
@@ -27,7 +27,7 @@ beforeAll(async () => {
     });
     expect(created.status).toBe(201);
   }
-});
+}, SEED_SERVER_START_MS);
 afterAll(() => server?.stop());
 
 const base = () => server.origin; // replaces https://cyj.example

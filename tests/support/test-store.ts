@@ -7,6 +7,9 @@
  * between servers). The suites are the same; only the store changes.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { DEFAULT_KEYS, ManualClock, type Clock, type KeyConfig, type RandomSource } from '../../packages/server/src/engine/index.js';
@@ -100,5 +103,25 @@ export async function openTestStore(options: TestStoreOptions): Promise<TestStor
       await store.close();
       await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
+  };
+}
+
+/**
+ * The `--store` argument of a CLI server on this project's store, and how to throw that store
+ * away: nothing on memory (the CLI's default), a fresh database cloned from the migrated template
+ * on postgres, a fresh directory (the embedded store, migrated by the CLI as it opens) on pglite.
+ */
+export async function cliStoreArgs(): Promise<{ args: string[]; dispose(): Promise<void> }> {
+  if (TEST_STORE === 'memory') return { args: [], dispose: async () => {} };
+  if (TEST_STORE === 'pglite') {
+    const dir = mkdtempSync(join(tmpdir(), 'leasehold-cli-store-'));
+    return { args: ['--store', dir], dispose: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const source = await migratedTemplate();
+  const name = `lh_${randomBytes(6).toString('hex')}`;
+  await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${source}`));
+  return {
+    args: ['--store', inject('postgresUrl').replace(/\/[^/]*$/, `/${name}`)],
+    dispose: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
 }

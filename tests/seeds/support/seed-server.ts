@@ -1,10 +1,12 @@
 /**
  * What every seed-page test starts from: ONE reference server started as a reader would start
  * it — the CLI with its defaults (mounts `/` and `/api`, the real clock, the demo keys) — on a
- * free port of 127.0.0.1 (`--port 0`, the only flag), and a shell to run the page's snippets in.
+ * free port of 127.0.0.1 (`--port 0`; on the store projects also `--store`, the project's store:
+ * tests/support/test-store.ts), and a shell to run the page's snippets in.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { cliStoreArgs } from '../../support/test-store.js';
 
 /** The checkout root. */
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -15,15 +17,19 @@ export interface SeedServer {
   stop(): Promise<void>;
 }
 
+/** How long a seed suite's `beforeAll` gives its server to start (an embedded store migrates its directory first). */
+export const SEED_SERVER_START_MS = 90_000;
+
 /** Starts `leasehold-server --port 0` (as `pnpm start` runs it) and waits for its first line. */
 export async function startSeedServer(): Promise<SeedServer> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/cli.ts', '--port', '0'], {
+  const store = await cliStoreArgs();
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/cli.ts', '--port', '0', ...store.args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the CLI did not start within 15 s:\n${output}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`the CLI did not start within 60 s:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString('utf8');
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
@@ -42,12 +48,14 @@ export async function startSeedServer(): Promise<SeedServer> {
   return {
     origin,
     stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(timer);
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      await store.dispose();
     },
   };
 }
