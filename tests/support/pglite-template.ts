@@ -16,8 +16,8 @@ import { SqlStore, createPgliteDriver, type SqlDriver } from '../../packages/ser
 
 const MIGRATIONS = fileURLToPath(new URL('../../packages/server/src/store/sql/migrations/', import.meta.url));
 
-/** Empties a lent database: the state a freshly migrated one has. */
-const RESET = String.raw`
+/** Empties a lent database: the state a freshly migrated one has (PGlite's and PostgreSQL's alike). */
+export const RESET_MIGRATED_DATABASE = String.raw`
 DO $$
 DECLARE r record;
 BEGIN
@@ -84,7 +84,7 @@ export async function borrowPglite(): Promise<LentPglite> {
   return {
     driver: lent.driver,
     async giveBack() {
-      await lent.driver.query(RESET);
+      await lent.driver.query(RESET_MIGRATED_DATABASE);
       idle.push(lent);
     },
   };
