@@ -16,7 +16,7 @@ import { SqlStore, createPgliteDriver, type SqlDriver } from '../../packages/ser
 
 const MIGRATIONS = fileURLToPath(new URL('../../packages/server/src/store/sql/migrations/', import.meta.url));
 
-/** Empties a lent database: the state a freshly migrated one has (PGlite's and PostgreSQL's alike). */
+/** Empties a lent database: the state a freshly migrated one has, migrations kept (PGlite's and PostgreSQL's alike). */
 export const RESET_MIGRATED_DATABASE = String.raw`
 DO $$
 DECLARE r record;
@@ -25,7 +25,7 @@ BEGIN
     EXECUTE format('DROP SEQUENCE IF EXISTS %s', r.fence_seq);
   END LOOP;
   FOR r IN SELECT tablename FROM pg_tables
-            WHERE schemaname = 'leasehold' AND tablename NOT IN ('clock') AND tablename NOT LIKE 'kysely%' LOOP
+            WHERE schemaname = 'leasehold' AND tablename NOT IN ('clock', 'schema_migrations', 'schema_migrations_lock') AND tablename NOT LIKE 'kysely%' LOOP
     EXECUTE format('TRUNCATE leasehold.%I RESTART IDENTITY CASCADE', r.tablename);
   END LOOP;
   UPDATE leasehold.clock SET manual = false, manual_ms = 0, offset_ms = 0;
