@@ -11,12 +11,17 @@ import { TOMBSTONE_MS, clockNow } from './sql-support.js';
 export async function sweepOnce(tx: SqlSession, limit: number): Promise<{ changed: number; more: boolean }> {
   const now = await clockNow(tx);
   const counts = [
+    // The due keys are locked first (a materialized CTE): a function in the select list of a
+    // `FOR UPDATE SKIP LOCKED` query runs below its row locking, so `settle_key` would wait for
+    // a key another transaction holds (until lock_timeout fails the pass) instead of skipping it.
     await tx.query(
-      `SELECT leasehold.settle_key(k.key_id, $1) FROM leasehold.space_keys k
-        WHERE k.key_id IN (SELECT key_id FROM leasehold.leases
-                            WHERE status IN ('held', 'queued') AND expires_at IS NOT NULL AND expires_at <= $1 AND kind = 'space'
-                            ORDER BY expires_at LIMIT $2)
-        ORDER BY k.key_id FOR UPDATE SKIP LOCKED`,
+      `WITH due AS MATERIALIZED (
+         SELECT k.key_id FROM leasehold.space_keys k
+          WHERE k.key_id IN (SELECT key_id FROM leasehold.leases
+                              WHERE status IN ('held', 'queued') AND expires_at IS NOT NULL AND expires_at <= $1 AND kind = 'space'
+                              ORDER BY expires_at LIMIT $2)
+          ORDER BY k.key_id FOR UPDATE SKIP LOCKED)
+       SELECT leasehold.settle_key(key_id, $1) FROM due`,
       [now, limit],
     ),
     await tx.query(

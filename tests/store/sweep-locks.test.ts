@@ -1,0 +1,84 @@
+/**
+ * The sweep (and every lazy expiry: `settle_key`) beside transactions of other processes on a
+ * real PostgreSQL. What the chaos suite turned up on this store, as deterministic reproductions:
+ * a key row another transaction holds is skipped (SKIP LOCKED), never waited for until
+ * `lock_timeout` fails the whole pass (and `advanceClock`, which sweeps, after it moved the
+ * clock).
+ */
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Credential, EngineError, KeyConfig } from '../../packages/server/src/engine/index.js';
+import { SqlStore, createPgDriver, type MaybePromise, type Operations } from '../../packages/server/src/store/index.js';
+import { createTestDatabase } from '../support/postgres-database.js';
+
+const KEYS: KeyConfig[] = [{ apiKey: 'lh_sweep_admin', credentialId: 'cred_sweep_admin', accountId: 'acct_sweep' }];
+const SPACE = '3a4b5c6d-7e8f-4a0b-9c1d-2e3f4a5b6c7d';
+const SCOPE = '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a';
+
+let db: { url: string; drop: () => Promise<void> };
+let store: SqlStore;
+let credential: Credential;
+let other: pg.Client;
+
+const encode = (o: { ok: true; value: unknown } | { ok: false; error: unknown }) =>
+  o.ok ? { ok: true as const, value: o.value } : { ok: false as const, code: (o.error as EngineError).code ?? String(o.error) };
+
+function exec<R>(op: (ops: Operations) => MaybePromise<R>, extra: Partial<Parameters<SqlStore['execute']>[0]> = {}) {
+  return store.execute({ credential, operationId: 't', isStorable: (x: { ok: boolean }) => x.ok, ...extra }, op, encode);
+}
+
+async function acquire(key: string, leaseSeconds = 30, wait = false): Promise<{ claimId: string; token: string; status: string }> {
+  const got = await exec((ops) =>
+    ops.claims.acquire({ credential, spaceId: SPACE, key, scopeId: SCOPE, holder: wait ? 'waiter' : 'w', holderSession: wait ? 'sw' : 's', leaseSeconds, wait }),
+  );
+  if (!got.answer.ok) throw new Error(`acquire ${key}: ${got.answer.code}`);
+  return got.answer.value as { claimId: string; token: string; status: string };
+}
+
+async function leaseOf(claimId: string): Promise<{ status: string; lost_reason: string | null; expires_at: number }> {
+  const { rows } = await other.query('SELECT status, lost_reason, expires_at::float8 AS expires_at FROM leasehold.leases WHERE claim_id = $1', [claimId]);
+  return rows[0] as { status: string; lost_reason: string | null; expires_at: number };
+}
+
+/** Resolves once a statement of this database waits for a row lock. */
+async function someoneWaitsForALock(): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const { rows } = await other.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+    if ((rows[0] as { n: number }).n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('no statement waited for a lock');
+}
+
+beforeEach(async () => {
+  db = await createTestDatabase();
+  // A short lock_timeout: a statement that waits for a row where it should not fails quickly.
+  store = await SqlStore.open(createPgDriver({ url: db.url, poolSize: 4, lockTimeoutMs: 500 }), { clock: 'manual', keys: KEYS, sweepIntervalMs: 0 });
+  const auth = await store.authenticate('Bearer lh_sweep_admin');
+  if (!auth.ok) throw new Error('auth');
+  credential = auth.credential;
+  other = new pg.Client({ connectionString: db.url });
+  await other.connect();
+}, 60_000);
+
+afterEach(async () => {
+  await other?.end();
+  await store?.close();
+  await db?.drop();
+});
+
+describe('the sweep beside other transactions (PostgreSQL)', () => {
+  it('skips a due key whose row another transaction holds, and settles it once that transaction ends', async () => {
+    const due = await acquire('locked');
+    const free = await acquire('free');
+    await other.query('BEGIN');
+    await other.query("SELECT 1 FROM leasehold.space_keys WHERE key = 'locked' FOR UPDATE");
+    // Both leases fall due; the sweep advanceClock runs hands over what it can and skips the locked key.
+    await expect(store.controls.advanceClock(60_000)).resolves.toBeGreaterThan(0);
+    expect(await leaseOf(free.claimId)).toMatchObject({ status: 'lost', lost_reason: 'expired' });
+    expect((await leaseOf(due.claimId)).status).toBe('held');
+    await other.query('COMMIT');
+    await store.sweepAll();
+    expect(await leaseOf(due.claimId)).toMatchObject({ status: 'lost', lost_reason: 'expired' });
+  });
+});
