@@ -3,7 +3,8 @@
  * real PostgreSQL. What the chaos suite turned up on this store, as deterministic reproductions:
  * a key row another transaction holds is skipped (SKIP LOCKED), never waited for until
  * `lock_timeout` fails the whole pass (and `advanceClock`, which sweeps, after it moved the
- * clock).
+ * clock); and a renew that commits while an expiry of the same lease waits for its row wins:
+ * the renewed lease is not then ended by an expiry decided on its old `expires_at`.
  */
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -80,5 +81,46 @@ describe('the sweep beside other transactions (PostgreSQL)', () => {
     await other.query('COMMIT');
     await store.sweepAll();
     expect(await leaseOf(due.claimId)).toMatchObject({ status: 'lost', lost_reason: 'expired' });
+  });
+
+  it('a renew that commits while the expiry of its lease waits for the row keeps the lease it renewed', async () => {
+    const claim = await acquire('renewed', 30);
+    await store.controls.advanceClock(20_000);
+    // The renew decides at +20 s (due at +30 s, so it extends to +80 s) and holds its row until let go.
+    let commit!: () => void;
+    const gate = new Promise<void>((resolve) => (commit = resolve));
+    const renewing = exec((ops) => ops.claims.renew({ credential, spaceId: SPACE, key: 'renewed', token: claim.token, leaseSeconds: 60 }), {
+      beforeCommit: () => gate,
+    });
+    // Meanwhile the clock passes the old expiry (+35 s): the sweep finds the lease due by the row it can read.
+    const advancing = store.controls.advanceClock(15_000);
+    await someoneWaitsForALock();
+    commit();
+    const renewed = await renewing;
+    expect(renewed.answer.ok, JSON.stringify(renewed.answer)).toBe(true);
+    await advancing;
+    // The holder was told +80 s: the lease is held until then.
+    expect(await leaseOf(claim.claimId)).toMatchObject({ status: 'held', lost_reason: null });
+    const answer = await exec((ops) => ops.claims.get({ credential, spaceId: SPACE, key: 'renewed' }));
+    expect(answer.answer).toMatchObject({ ok: true, value: { claimId: claim.claimId } });
+  });
+
+  it('a waiter whose wait a heartbeat extends while the hand-over waits for its row is granted the key, not lapsed', async () => {
+    const holder = await acquire('queue', 30);
+    const waiter = await acquire('queue', 10, true);
+    expect(waiter.status).toBe('queued');
+    await store.controls.advanceClock(5_000);
+    // The heartbeat at +5 s extends the wait (due at +10 s) to +65 s and holds the waiter's row until let go.
+    let commit!: () => void;
+    const gate = new Promise<void>((resolve) => (commit = resolve));
+    const beating = exec((ops) => ops.heartbeat({ credential, ttl: 60, holderSession: 'sw', claimIds: [waiter.claimId] }), { beforeCommit: () => gate });
+    // The clock passes the holder's expiry (+30 s): the hand-over reads the waiter's old wait (+10 s).
+    const advancing = store.controls.advanceClock(30_000);
+    await someoneWaitsForALock();
+    commit();
+    expect((await beating).answer).toMatchObject({ ok: true, value: { results: [{ claimId: waiter.claimId, status: 'queued' }] } });
+    await advancing;
+    expect(await leaseOf(holder.claimId)).toMatchObject({ status: 'lost', lost_reason: 'expired' });
+    expect(await leaseOf(waiter.claimId)).toMatchObject({ status: 'held', lost_reason: null });
   });
 });
