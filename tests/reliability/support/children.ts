@@ -91,3 +91,12 @@ export function forkBundled(path: string, args: string[], env: NodeJS.ProcessEnv
   });
   return { child, stderr: () => stderr };
 }
+
+/** Spawns a bundled fixture (see `bundleFixture`) without IPC, stdout and stderr piped. */
+export function spawnBundled(path: string, options: { env?: NodeJS.ProcessEnv; args?: string[] } = {}): ChildProcess {
+  return spawn(process.execPath, [path, ...(options.args ?? [])], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
