@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -13,7 +14,7 @@ const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
  * store of the matrix (tests/server/cli.test.ts spawns the CLI on its default store; `--store`
  * has its own suite, tests/store/cli-store.test.ts).
  */
-const STORE_SUITES = ['tests/server/**/*.test.ts', 'tests/seeds/**/*.test.ts', 'tests/reliability/{bad-input,crash-recovery,ghost-restart,hygiene}.test.ts'];
+const STORE_SUITES = ['tests/server/**/*.test.ts', 'tests/seeds/**/*.test.ts', 'tests/reliability/{bad-input,crash-recovery,ghost-leases,ghost-restart,hygiene,security}.test.ts'];
 const NOT_ON_STORES = ['tests/server/cli.test.ts'];
 
 const EXCLUDE = ['**/node_modules/**', '**/dist/**'];
@@ -33,6 +34,15 @@ export default defineConfig({
   test: {
     exclude: EXCLUDE,
     testTimeout: 20_000,
+    // A hook may open an embedded PostgreSQL (PGlite compiles its WebAssembly) or start a CLI
+    // child while other workers keep both cores busy.
+    hookTimeout: 30_000,
+    // Most suites spend their time waiting (on child processes, PostgreSQL, Chromium, sockets),
+    // so one more worker than cores keeps the cores busy: on CI's 2 cores 3 workers instead of
+    // vitest's default of cores - 1 (a single worker, which ran the suites one file at a time).
+    // Suites that share files serialize on a lock (scripts/pack-packages.mjs buildIfStale). At
+    // most 8, well inside the test cluster's max_connections (each worker lends a few pools).
+    maxWorkers: Math.min(8, availableParallelism() + 1),
     // One throwaway PostgreSQL cluster per run for the store suites (tests/support/postgres-cluster.ts).
     globalSetup: ['tests/support/postgres-global-setup.ts'],
     // CI also writes a JSON report, from which scripts/test.sh prints a 'N passed, N failed' line.

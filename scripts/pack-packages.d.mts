@@ -23,7 +23,7 @@ export interface PackedPackage extends PackageEntry {
 
 export declare const PACKAGES: readonly PackageEntry[];
 export declare function staleBuild(pkg: PackageEntry): string | undefined;
-export declare function buildIfStale(options?: { log?: (message: string) => void }): boolean;
+export declare function buildIfStale(options?: { log?: (message: string) => void }): Promise<boolean>;
 export declare function readTarball(file: string): Map<string, TarballFile>;
 export declare function packPackage(pkg: PackageEntry, destination: string): PackedPackage;
 export declare function packPackages(destination: string): PackedPackage[];

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import lockfile from 'proper-lockfile';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -45,13 +46,29 @@ export function staleBuild(pkg) {
   return undefined;
 }
 
-/** Runs `pnpm build` at the root when any package's dist is missing or stale; answers whether it did. */
-export function buildIfStale({ log = () => {} } = {}) {
-  const reasons = PACKAGES.map(staleBuild).filter((reason) => reason !== undefined);
-  if (reasons.length === 0) return false;
-  log(`${reasons.join('; ')}: running pnpm build`);
-  execFileSync('pnpm', ['build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
-  return true;
+/**
+ * Runs `pnpm build` at the root when any package's dist is missing or stale; answers whether it
+ * did. Test files run in parallel workers: the check and the build hold a lock (proper-lockfile,
+ * on the repository's tmp/), so one worker builds while the others wait and then find it fresh.
+ */
+export async function buildIfStale({ log = () => {} } = {}) {
+  if (PACKAGES.every((pkg) => staleBuild(pkg) === undefined)) return false;
+  const lockDir = join(ROOT, 'tmp');
+  mkdirSync(lockDir, { recursive: true });
+  const release = await lockfile.lock(lockDir, {
+    lockfilePath: join(lockDir, 'build.lock'),
+    stale: 60_000,
+    retries: { retries: 600, minTimeout: 200, maxTimeout: 1_000 },
+  });
+  try {
+    const reasons = PACKAGES.map(staleBuild).filter((reason) => reason !== undefined);
+    if (reasons.length === 0) return false;
+    log(`${reasons.join('; ')}: running pnpm build`);
+    execFileSync('pnpm', ['build'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+    return true;
+  } finally {
+    await release();
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: set up a fresh machine, then check generated files, lint, build
-# and run every test suite.
+# and run every test suite. (`pnpm check` is `pnpm lint` without lint:docs, because the server's
+# build runs the same strict TypeDoc build of the SDK reference.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh

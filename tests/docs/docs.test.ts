@@ -2,7 +2,7 @@
 // reference server's CLI serves it at /docs, and Debian's headless Chromium (driven by
 // playwright-core, which never downloads a browser) renders every operation of the bundled spec
 // without a single request leaving the machine.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocsHtmlLoader } from '../../packages/server/src/adapters/cli/docs-html.js';
+import { spawnCli, type CliProcess } from '../support/cli-process.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const CHROMIUM = '/usr/bin/chromium';
@@ -66,44 +67,9 @@ function staysOnMachine(url: string): boolean {
   return ['http:', 'https:', 'ws:', 'wss:'].includes(parsed.protocol) && parsed.hostname === '127.0.0.1';
 }
 
-/** Starts the reference server's CLI (as `pnpm start` does) on 127.0.0.1, port 0. */
-async function startCli(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/cli.ts', '--host', '127.0.0.1', '--port', '0'], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the CLI did not start within 15 s:\n${output}`)), 15_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the CLI exited (${code}) before listening:\n${output}`));
-    });
-  });
-  return { child, url };
-}
-
-async function stopCli(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 describe('offline API reference at /docs', () => {
-  let server: { child: ChildProcess; url: string } | undefined;
+  let cli: CliProcess | undefined;
+  let origin = '';
   let context: BrowserContext | undefined;
   let userDataDir: string | undefined;
   let page: Page;
@@ -121,7 +87,8 @@ describe('offline API reference at /docs', () => {
     }
     // Build the page from the current bundled spec, exactly as `pnpm run docs` does.
     execFileSync(process.execPath, ['scripts/docs.mjs', '--api'], { cwd: root, stdio: 'pipe' });
-    server = await startCli();
+    cli = spawnCli(['--host', '127.0.0.1', '--port', '0']);
+    origin = await cli.listening();
     userDataDir = mkdtempSync(join(tmpdir(), 'leasehold-docs-chromium-'));
     context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM,
@@ -143,13 +110,13 @@ describe('offline API reference at /docs', () => {
 
   afterAll(async () => {
     await context?.close();
-    if (server) await stopCli(server.child);
+    await cli?.stop();
     if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
   });
 
   it('renders every operation of the spec, with no request leaving the machine', async () => {
     expect(operations.length).toBeGreaterThan(0);
-    const response = await page.goto(`${server!.url}/docs`, { waitUntil: 'networkidle' });
+    const response = await page.goto(`${origin}/docs`, { waitUntil: 'networkidle' });
     expect(response?.status()).toBe(200);
     expect(response?.headers()['content-type']).toMatch(/^text\/html/);
     await expect.poll(() => page.title()).toBe((spec as { info?: { title?: string } }).info?.title);
@@ -180,7 +147,7 @@ describe('offline API reference at /docs', () => {
     expect(missing, 'operations whose summary was not rendered').toEqual([]);
 
     if (screenshotPath) {
-      await page.goto(`${server!.url}/docs`, { waitUntil: 'networkidle' });
+      await page.goto(`${origin}/docs`, { waitUntil: 'networkidle' });
       await page.screenshot({ path: screenshotPath });
     }
 
@@ -194,7 +161,7 @@ describe('offline API reference at /docs', () => {
     const schema = (spec as unknown as { components: { schemas: Record<string, { enum: string[]; 'x-error-catalogue': Record<string, { status: number }> }> } })
       .components.schemas.ErrorCode!;
     expect(schema.enum.length).toBeGreaterThan(30);
-    await page.goto(`${server!.url}/docs`, { waitUntil: 'networkidle' });
+    await page.goto(`${origin}/docs`, { waitUntil: 'networkidle' });
     await page.locator('[id="section/error-codes"]').waitFor({ state: 'attached', timeout: 15_000 });
     const entries = await page.evaluate(
       (codes) =>
@@ -211,10 +178,10 @@ describe('offline API reference at /docs', () => {
 
   it('opens the catalogue entry a doc_url from a real error answer points at, under every mount', async () => {
     for (const mount of ['', '/api']) {
-      const answer = await fetch(`${server!.url}${mount}/v1/tasks/999999`, { headers: { authorization: 'Bearer lh_test_admin' } });
+      const answer = await fetch(`${origin}${mount}/v1/tasks/999999`, { headers: { authorization: 'Bearer lh_test_admin' } });
       const body = (await answer.json()) as { code: string; doc_url: string };
       expect([answer.status, body.code]).toEqual([404, 'task_not_found']);
-      expect(body.doc_url).toBe(`${server!.url}${mount}/docs#section/task_not_found`);
+      expect(body.doc_url).toBe(`${origin}${mount}/docs#section/task_not_found`);
       // A fresh tab, as following the link from an error log would open it.
       const tab = await context!.newPage();
       try {
@@ -235,7 +202,7 @@ describe('offline API reference at /docs', () => {
   }, 60_000);
 
   it('the served page declares a policy that refuses other origins', async () => {
-    const html = await (await fetch(`${server!.url}/docs`)).text();
+    const html = await (await fetch(`${origin}/docs`)).text();
     expect(html).toContain('<div id="redoc">');
     expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'self' data: blob:;/);
     expect(html).not.toMatch(/<(?:script|img)\b[^>]*\bsrc\s*=\s*["']?(?:https?:)?\/\//i);

@@ -3,43 +3,21 @@
 // the console; /docs and /docs/client link to each other; every page carries the same
 // Content-Security-Policy; nothing leaves 127.0.0.1. Served by the CLI (`pnpm start`) from the
 // checkout's built docs (scripts/docs.mjs; the server build writes docs/client/ too).
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_CSP } from '../../packages/server/src/http/pages.js';
 import { LANDING_LINKS } from '../../packages/server/src/http/landing.js';
+import { spawnCli, type CliProcess } from '../support/cli-process.js';
 import { launchChromium, staysOnMachine, type ChromiumSession } from '../support/chromium.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Starts the reference server's CLI on 127.0.0.1, port 0; answers its URL. */
-async function startCli(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/cli.ts', '--host', '127.0.0.1', '--port', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the CLI did not start within 30 s:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the CLI exited (${code}) before listening:\n${output}`));
-    });
-  });
-  return { child, url };
-}
-
 describe('the landing page, /docs and /docs/client', () => {
-  let cli: { child: ChildProcess; url: string } | undefined;
+  let cli: CliProcess | undefined;
+  let origin = '';
   let chromium: ChromiumSession;
 
   beforeAll(async () => {
@@ -47,34 +25,35 @@ describe('the landing page, /docs and /docs/client', () => {
     // the build left it (the server's build runs scripts/docs.mjs --client), else built here.
     execFileSync(process.execPath, ['scripts/docs.mjs', '--api'], { cwd: root, stdio: 'pipe' });
     if (!existsSync(join(root, 'docs/client/index.html'))) execFileSync(process.execPath, ['scripts/docs.mjs', '--client'], { cwd: root, stdio: 'pipe' });
-    cli = await startCli();
+    cli = spawnCli(['--host', '127.0.0.1', '--port', '0']);
+    origin = await cli.listening();
     chromium = await launchChromium();
   }, 240_000);
 
   afterAll(async () => {
     await chromium?.close();
-    cli?.child.kill('SIGTERM');
+    await cli?.stop();
   });
 
   it('answers GET / with a page linking /docs, /docs/client/ and /console', async () => {
     const { page } = chromium;
-    const response = await page.goto(`${cli!.url}/`, { waitUntil: 'load' });
+    const response = await page.goto(`${origin}/`, { waitUntil: 'load' });
     expect(response?.status()).toBe(200);
     expect(response?.headers()['content-security-policy']).toBe(PAGE_CSP);
     const hrefs = await page.locator('a').evaluateAll((links) => links.map((link) => new URL((link as HTMLAnchorElement).href).pathname));
     expect(hrefs).toEqual(LANDING_LINKS.map((link) => link.path));
     expect(hrefs).toEqual(expect.arrayContaining(['/docs', '/docs/client/', '/console']));
     // The same page under the /api mount links beneath it.
-    await page.goto(`${cli!.url}/api`, { waitUntil: 'load' });
+    await page.goto(`${origin}/api`, { waitUntil: 'load' });
     const underApi = await page.locator('a').evaluateAll((links) => links.map((link) => new URL((link as HTMLAnchorElement).href).pathname));
     expect(underApi).toContain('/api/docs/client/');
   }, 60_000);
 
   it('serves the grouped SDK reference with its intro page, linked both ways with /docs', async () => {
     const { page } = chromium;
-    await page.goto(`${cli!.url}/`, { waitUntil: 'load' });
+    await page.goto(`${origin}/`, { waitUntil: 'load' });
     await page.getByRole('link', { name: 'SDK reference' }).click();
-    await page.waitForURL(`${cli!.url}/docs/client/`);
+    await page.waitForURL(`${origin}/docs/client/`);
     expect(await page.title()).toContain('Leasehold SDK');
     await expect.poll(() => page.locator('h1, h2').allInnerTexts()).toEqual(expect.arrayContaining(['Leasehold SDK reference', 'Where to start']));
 
@@ -88,25 +67,25 @@ describe('the landing page, /docs and /docs/client', () => {
 
     // SDK reference → API reference (a relative link, from a nested page too).
     await page.getByRole('link', { name: 'API reference (HTTP)' }).first().click();
-    await page.waitForURL(`${cli!.url}/docs`);
+    await page.waitForURL(`${origin}/docs`);
     // API reference → SDK reference.
     const back = page.getByRole('link', { name: /SDK reference/ });
     expect(new URL(await back.evaluate((link) => (link as HTMLAnchorElement).href)).pathname).toBe('/docs/client/');
     await back.click();
-    await page.waitForURL(`${cli!.url}/docs/client/`);
+    await page.waitForURL(`${origin}/docs/client/`);
   }, 120_000);
 
   it('redirects /docs/client to /docs/client/, sends the page CSP, 404s what is not there', async () => {
-    const redirect = await fetch(`${cli!.url}/docs/client`, { redirect: 'manual' });
+    const redirect = await fetch(`${origin}/docs/client`, { redirect: 'manual' });
     expect(redirect.status).toBe(308);
     expect(redirect.headers.get('location')).toBe('client/');
     for (const path of ['/', '/docs', '/docs/client/', '/docs/client/assets/style.css']) {
-      const response = await fetch(`${cli!.url}${path}`);
+      const response = await fetch(`${origin}${path}`);
       expect(response.status, path).toBe(200);
       expect(response.headers.get('content-security-policy'), path).toBe(PAGE_CSP);
     }
-    expect((await fetch(`${cli!.url}/docs/client/nope.html`)).status).toBe(404);
-    expect((await fetch(`${cli!.url}/docs/client/..%2F..%2Fpackage.json`)).status).toBe(404);
+    expect((await fetch(`${origin}/docs/client/nope.html`)).status).toBe(404);
+    expect((await fetch(`${origin}/docs/client/..%2F..%2Fpackage.json`)).status).toBe(404);
   }, 30_000);
 
   it("sends the API reference template's policy as the CSP header (one policy for every page)", () => {

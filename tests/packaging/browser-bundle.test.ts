@@ -14,8 +14,8 @@ import { buildIfStale } from '../../scripts/pack-packages.mjs';
 const CLIENT = fileURLToPath(new URL('../../packages/client', import.meta.url));
 let work = '';
 
-beforeAll(() => {
-  buildIfStale();
+beforeAll(async () => {
+  await buildIfStale();
   work = mkdtempSync(join(tmpdir(), 'leasehold-browser-'));
   mkdirSync(join(work, 'node_modules/@leasehold'), { recursive: true });
   symlinkSync(CLIENT, join(work, 'node_modules/@leasehold/client'), 'dir');
@@ -32,7 +32,7 @@ export async function main(fetch) {
 }
 `,
   );
-}, 120_000);
+}, 240_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('the browser entry of @leasehold/client', () => {

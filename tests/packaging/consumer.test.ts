@@ -115,7 +115,7 @@ beforeAll(async () => {
   }
 
   const packStarted = performance.now();
-  buildIfStale({ log: (message) => console.log(`consumer: ${message}`) });
+  await buildIfStale({ log: (message) => console.log(`consumer: ${message}`) });
   packed = packPackages(join(work, 'tarballs'));
   timings.pack = performance.now() - packStarted;
 

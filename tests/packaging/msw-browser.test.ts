@@ -53,8 +53,8 @@ function browserBuild(entry: string): BuildOptions & { write: false; metafile: t
   return { entryPoints: [join(work, entry)], bundle: true, platform: 'browser', format: 'esm', write: false, metafile: true, logLevel: 'silent', absWorkingDir: work, tsconfigRaw: '{}' };
 }
 
-beforeAll(() => {
-  buildIfStale();
+beforeAll(async () => {
+  await buildIfStale();
   work = mkdtempSync(join(tmpdir(), 'leasehold-msw-browser-'));
   mkdirSync(join(work, 'node_modules/@leasehold'), { recursive: true });
   symlinkSync(join(PACKAGES, 'msw'), join(work, 'node_modules/@leasehold/msw'), 'dir');
@@ -62,7 +62,7 @@ beforeAll(() => {
   symlinkSync(MSW, join(work, 'node_modules/msw'), 'dir');
   writeFileSync(join(work, 'app.js'), APP);
   writeFileSync(join(work, 'handlers-only.js'), `export { createLeaseholdHandlers, leaseholdScenario, leaseholdError } from '@leasehold/msw';\n`);
-}, 120_000);
+}, 240_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('@leasehold/msw in the browser', () => {

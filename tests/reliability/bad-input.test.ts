@@ -267,14 +267,14 @@ describe('bad input', () => {
         await disposeMatrixServer(scratch);
         expect(response.status, `${op.operationId}: ${await response.clone().text()}`).toBeLessThan(300);
       }
-      const before = { world: await snapshot(leverWorld), now: await levers.control.now(), faults: levers.control.faults() };
+      const before = { world: await snapshot(leverWorld), now: await levers.control.now(), faults: await levers.control.faults() };
       const tally: Tally = { ...newTally(), undeclared: new Set() };
       await fc.assert(
         fc.asyncProperty(casesOf(CONTROL_OPERATIONS), (c) => checkCase(leverWorld, c, (call) => levers.handle(requestOf('http://fuzz.test', call)), tally)),
         { seed: SEED + 2, numRuns: CONTROL_RUNS },
       );
       expect(internalErrors).toEqual([]);
-      expect({ world: await snapshot(leverWorld), now: await levers.control.now(), faults: levers.control.faults() }, 'no lever moved').toEqual(before);
+      expect({ world: await snapshot(leverWorld), now: await levers.control.now(), faults: await levers.control.faults() }, 'no lever moved').toEqual(before);
       report.set('control levers: malformed requests / operations covered', `${tally.requests} / ${tally.operations.size} of ${CONTROL_OPERATIONS.length}`);
       report.set('control levers: answers by status', tally.byStatus);
       const undeclared = [...(tally.undeclared ?? [])].sort();

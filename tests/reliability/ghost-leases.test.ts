@@ -5,12 +5,15 @@
  * retry, every attempt times out — the client must keep alive exactly the leases it tracks:
  * a ghost is released as soon as the client sees it, else it expires within one lease term
  * while the same worker keeps heartbeating its other leases. The reference server runs on its
- * manual clock; the client on vitest fake timers (never `queueMicrotask`).
+ * manual clock, on every store of the matrix; the client on vitest fake timers (never
+ * `queueMicrotask`), moved only while no request is in flight (`World.tick`).
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Lease, Leasehold, type LeaseholdOptions } from '../../packages/client/src/index.js';
-import { createLeaseholdServer, type LeaseholdServer } from '../../packages/server/src/index.js';
+import type { LeaseholdServer, Store } from '../../packages/server/src/index.js';
+import { createMatrixServer, disposeMatrixServer } from '../support/matrix-server.js';
+import { settle, tickSettled } from './support/settled-time.js';
 
 const FAKE_TIMERS = { toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance', 'Date'] } satisfies Parameters<
   typeof vi.useFakeTimers
@@ -27,40 +30,70 @@ const GRANT: Record<Kind, { operationId: string; path: RegExp; termMs: number }>
   'spool message': { operationId: 'receiveMessage', path: /\/receive$/, termMs: 20_000 },
 };
 
-/** A manual-clock server reached through a fetch that can hold answers back after the server committed them. */
+/**
+ * A manual-clock server (on this project's store) reached through a fetch that can hold answers
+ * back after the server committed them. On a SQL store the server's work is real I/O that fake
+ * timers know nothing of, so time only moves when no request is in flight: `tick` and `advance`
+ * fire the client's timers one at a time and wait, between timers, until every request sent has
+ * been answered (or held), exactly what an in-memory server does in the same step.
+ */
 interface World {
-  server: LeaseholdServer;
+  server: LeaseholdServer<Store>;
   client(options?: Partial<LeaseholdOptions>): Leasehold;
   /** Holds back (after commit) the answers of the next `count` requests whose path matches, until `releaseAnswers()`. */
   holdAnswers(path: RegExp, count: number): void;
   /** Lets every held answer through and stops holding. */
   releaseAnswers(): void;
+  /** Answers held back right now (each one committed on the server). */
+  readonly held: number;
+  /** Client timers forward by `ms` (the server clock stays), I/O settled before each timer and at the end. */
+  tick(ms: number): Promise<void>;
   /** Server clock and client timers forward together, in steps. */
   advance(ms: number, stepMs?: number): Promise<void>;
   /** Grant requests the server saw. */
   seen: string[];
+  /** Lets held answers go, closes every client (no releases sent) and throws the store away. */
+  close(): Promise<void>;
 }
 
-function world(): World {
-  const server = createLeaseholdServer({ clock: 'manual' });
+async function world(): Promise<World> {
+  const server = await createMatrixServer({ clock: 'manual' });
+  vi.useFakeTimers(FAKE_TIMERS);
   const clients: Leasehold[] = [];
   const seen: string[] = [];
   let holding: RegExp | undefined;
   let toHold = 0;
   const held: Array<() => void> = [];
+  /** Requests the server is still working on (held answers not counted: those are committed). */
+  let working = 0;
   const fetch: LeaseholdOptions['fetch'] = async (input, init) => {
     const request = new Request(input, init);
     seen.push(new URL(request.url).pathname);
-    const response = await server.handle(request);
+    working++;
+    let response: Response;
+    try {
+      response = await server.handle(request);
+    } finally {
+      working--;
+    }
     if (toHold > 0 && holding?.test(new URL(request.url).pathname)) {
       toHold--;
       await new Promise<void>((resolve) => held.push(resolve));
     }
     return response;
   };
+  const settled = () => settle(() => working);
+  const releaseAnswers = () => {
+    holding = undefined;
+    toHold = 0;
+    for (const resolve of held.splice(0)) resolve();
+  };
   return {
     server,
     seen,
+    get held() {
+      return held.length;
+    },
     client(options = {}) {
       const lh = new Leasehold({ baseUrl: BASE_URL, apiKey: 'lh_test_admin', fetch, renewal: { jitter: 0 }, ...options });
       clients.push(lh);
@@ -70,16 +103,24 @@ function world(): World {
       holding = path;
       toHold = count;
     },
-    releaseAnswers() {
-      holding = undefined;
-      toHold = 0;
-      for (const resolve of held.splice(0)) resolve();
-    },
+    releaseAnswers,
+    tick: (ms) => tickSettled(ms, settled),
     async advance(ms, stepMs = 1_000) {
       for (let left = ms; left > 0; left -= stepMs) {
         const step = Math.min(stepMs, left);
-        server.control.advanceClock(step);
-        await vi.advanceTimersByTimeAsync(step);
+        await settled();
+        await server.control.advanceClock(step);
+        await tickSettled(step, settled);
+      }
+    },
+    async close() {
+      releaseAnswers();
+      try {
+        await Promise.all(clients.map((lh) => lh.close({ releaseLeases: false })));
+        await settled();
+      } finally {
+        vi.useRealTimers();
+        await disposeMatrixServer(server);
       }
     },
   };
@@ -140,28 +181,29 @@ async function keepSomething(lh: Leasehold): Promise<void> {
   await lh.space(SPACE).run(randomUUID(), { holder: 'w' }).claim(`kept/${randomUUID()}`).acquire();
 }
 
-beforeEach(() => {
-  vi.useFakeTimers(FAKE_TIMERS);
+let w: World;
+beforeEach(async () => {
+  w = await world();
 });
-afterEach(() => {
-  vi.useRealTimers();
+afterEach(async () => {
+  await w.close();
 });
 
 describe.each(KINDS)('ghost %s', (kind) => {
   it('granted after its caller aborted: rejected at once with AbortError, then released as soon as the answer arrives', async () => {
-    const w = world();
     const lh = w.client();
     await keepSomething(lh);
     const it = await target(w, kind);
     w.holdAnswers(GRANT[kind].path, 1);
     const stop = new AbortController();
     const taking = it.take(lh, { signal: stop.signal }).catch((error: unknown) => error);
-    await vi.advanceTimersByTimeAsync(0);
+    await w.tick(0);
+    expect(w.held, 'granted on the server, its answer held back').toBe(1);
     stop.abort();
     expect(await taking).toMatchObject({ name: 'AbortError' });
     expect(await it.free()).toBe(false); // granted on the server, answer still out
     w.releaseAnswers();
-    await vi.advanceTimersByTimeAsync(0);
+    await w.tick(0); // the answer arrives (and the client's release is answered); no time passes
     expect(await it.free()).toBe(true); // released without waiting for any expiry
     await w.advance(60_000, 5_000);
     expect(lh.stats().leases).toBe(1);
@@ -169,12 +211,12 @@ describe.each(KINDS)('ghost %s', (kind) => {
   });
 
   it('granted while the client closes: the pending call rejects with ClientClosedError and close() releases the grant', async () => {
-    const w = world();
     const lh = w.client();
     const it = await target(w, kind);
     w.holdAnswers(GRANT[kind].path, 1);
     const taking = it.take(lh).catch((error: unknown) => error);
-    await vi.advanceTimersByTimeAsync(0);
+    await w.tick(0);
+    expect(w.held, 'granted on the server, its answer held back').toBe(1);
     const closing = lh.close();
     expect(await taking).toMatchObject({ name: 'ClientClosedError' });
     w.releaseAnswers();
@@ -183,13 +225,12 @@ describe.each(KINDS)('ghost %s', (kind) => {
   });
 
   it('whose answer was lost on every retry: never kept alive by the worker\'s heartbeats, free within one term', async () => {
-    const w = world();
     const lh = w.client();
     await keepSomething(lh);
     const it = await target(w, kind);
-    w.server.control.injectFault({ operationId: GRANT[kind].operationId, dropResponse: true, times: 3 });
+    await w.server.control.injectFault({ operationId: GRANT[kind].operationId, dropResponse: true, times: 3 });
     const taking = it.take(lh).catch((error: unknown) => error);
-    await vi.advanceTimersByTimeAsync(10_000); // the retries' backoff
+    await w.tick(10_000); // the retries' backoff
     expect(await taking).toMatchObject({ name: 'ConnectionError' });
     expect(await it.free()).toBe(false);
     await w.advance(GRANT[kind].termMs + 1_000, 5_000);
@@ -202,14 +243,14 @@ describe.each(KINDS)('ghost %s', (kind) => {
   });
 
   it('whose every attempt timed out: the next take succeeds within one term', async () => {
-    const w = world();
     const lh = w.client();
     await keepSomething(lh);
     const it = await target(w, kind);
     w.holdAnswers(GRANT[kind].path, 2);
     const taking = it.take(lh, { timeoutMs: 1_000, maxRetries: 1 }).catch((error: unknown) => error);
-    await vi.advanceTimersByTimeAsync(5_000);
+    await w.tick(5_000);
     expect(await taking).toMatchObject({ name: 'TimeoutError' });
+    expect(w.held, 'both attempts reached the server').toBe(2);
     w.releaseAnswers();
     await w.advance(GRANT[kind].termMs + 1_000, 5_000);
     expect(await it.free()).toBe(true);
@@ -217,13 +258,12 @@ describe.each(KINDS)('ghost %s', (kind) => {
   });
 
   it('whose first attempt timed out after the grant: no ghost outlives one term (acquire and claim replay it to the caller)', async () => {
-    const w = world();
     const lh = w.client();
     await keepSomething(lh);
     const it = await target(w, kind);
     w.holdAnswers(GRANT[kind].path, 1);
     const taking = it.take(lh, { timeoutMs: 1_000 });
-    await vi.advanceTimersByTimeAsync(3_000);
+    await w.tick(3_000);
     const taken = await taking;
     if (kind === 'spool message') {
       // A receive is not idempotent on the server (no Idempotency-Key): the retry found the
@@ -234,7 +274,7 @@ describe.each(KINDS)('ghost %s', (kind) => {
     } else {
       const lease = leaseOf(taken);
       expect(lease.status).toBe('held');
-      expect(w.server.control.stats().held).toBe(2);
+      expect((await w.server.control.stats()).held).toBe(2);
       await lease.release();
       expect(await it.free()).toBe(true);
     }

@@ -14,12 +14,14 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { Leasehold, type Logger } from '../../packages/client/src/index.js';
-import { createLeaseholdServer, DEFAULT_KEYS, type KeyConfig, type LeaseholdServer } from '../../packages/server/src/index.js';
-import { advance, FAKE_TIMERS, startHarness, uuid, type Harness } from '../client/harness.js';
+import { DEFAULT_KEYS, listen, type KeyConfig, type LeaseholdServer, type NodeListener, type Store } from '../../packages/server/src/index.js';
+import { FAKE_TIMERS, uuid } from '../client/harness.js';
+import { createMatrixServer, disposeMatrixServer, disposeMatrixServers } from '../support/matrix-server.js';
 import { contractProblems } from '../support/response-contract.js';
 import { envelopeProblems } from './support/envelope.js';
 import { observedListener } from './support/observed-listener.js';
 import { SuiteReport } from './support/report.js';
+import { settle, tickSettled } from './support/settled-time.js';
 import { buildWorld, callJson, OPERATIONS, requestOf, snapshot, validCalls, type OperationInfo, type PlainCall, type World } from './support/world.js';
 
 const ADMIN = 'lh_test_admin';
@@ -54,9 +56,18 @@ const ALL_API_KEYS = [...KEYS.map((k) => k.apiKey), UNKNOWN_KEY];
 const report = new SuiteReport('reliability: security');
 afterAll(() => report.print());
 
-function newServer(): LeaseholdServer {
-  const server = createLeaseholdServer({ clock: 'manual', startTime: START, keys: KEYS });
-  server.control.suspendAccount('acct_suspended');
+/** Servers thrown away (their stores closed) after the test that made them. */
+const testServers: Array<LeaseholdServer<Store>> = [];
+afterEach(async () => {
+  for (const server of testServers.splice(0)) await disposeMatrixServer(server);
+});
+afterAll(() => disposeMatrixServers());
+
+/** A manual-clock server of the suite's keys on this project's store, thrown away after the test (`'test'`) or by its owner (`'owned'`). */
+async function newServer(lifetime: 'test' | 'owned' = 'test'): Promise<LeaseholdServer<Store>> {
+  const server = await createMatrixServer({ clock: 'manual', startTime: START, keys: KEYS });
+  if (lifetime === 'test') testServers.push(server);
+  await server.control.suspendAccount('acct_suspended');
   return server;
 }
 
@@ -68,7 +79,7 @@ interface Answer {
 }
 
 /** Sends a call in process (with a fresh Idempotency-Key when it carries one, so no two sends share one). */
-async function send(server: LeaseholdServer, call: PlainCall): Promise<Answer> {
+async function send(server: LeaseholdServer<Store>, call: PlainCall): Promise<Answer> {
   const headers = call.headers['idempotency-key'] === undefined ? call.headers : { ...call.headers, 'idempotency-key': `sec-${randomUUID()}` };
   const response = await server.handle(requestOf('http://security.test', { ...call, headers }));
   const text = await response.text();
@@ -101,8 +112,8 @@ const note = (op: string, row: string, answer: Answer) => {
 };
 
 /** Two accounts' worlds on one fresh server: ours (admin) and theirs (other), named apart. */
-async function twoWorlds(): Promise<{ server: LeaseholdServer; ours: World; theirs: World }> {
-  const server = newServer();
+async function twoWorlds(lifetime: 'test' | 'owned' = 'test'): Promise<{ server: LeaseholdServer<Store>; ours: World; theirs: World }> {
+  const server = await newServer(lifetime);
   const ours = await buildWorld(server, ADMIN, { spool: 'billing' });
   const theirs = await buildWorld(server, OTHER, { spool: 'ledger', key: 'their/key', extraTasks: 8 });
   return { server, ours, theirs };
@@ -114,7 +125,7 @@ async function twoWorlds(): Promise<{ server: LeaseholdServer; ours: World; thei
  * credential's scope), and what must answer. Everything here must be a 404 — never a 403 — or,
  * where the path names the caller's own resources, an answer that shows nothing of theirs.
  */
-async function crossAccount(op: OperationInfo, server: LeaseholdServer, ours: World, theirs: World): Promise<void> {
+async function crossAccount(op: OperationInfo, server: LeaseholdServer<Store>, ours: World, theirs: World): Promise<void> {
   const base = validCalls(ours)[op.operationId] as PlainCall;
   const mine = validCalls(theirs)[op.operationId] as PlainCall;
   // Their request, sent with our key.
@@ -240,7 +251,20 @@ async function crossAccount(op: OperationInfo, server: LeaseholdServer, ours: Wo
   expect(await snapshot(theirs, { counts: false }), 'their resources are unchanged').toEqual(before);
 }
 
+/**
+ * The operations whose cross-account request succeeds in our own account (their space id or
+ * spool name is free for us): each changes our world, so each gets worlds of its own.
+ */
+const CHANGES_OURS = new Set(['acquireSpaceClaim', 'cancelScope', 'createTask', 'createSpool']);
+
 describe('the credential matrix: every production operation × every wrong credential', () => {
+  // Every other operation leaves both worlds as they were (checked after each: refused requests
+  // and reads only), so they share one pair of worlds — a store and two worlds per operation
+  // would cost a SQL store's time for no check more.
+  let shared: Promise<{ server: LeaseholdServer<Store>; ours: World; theirs: World }> | undefined;
+  afterAll(async () => {
+    if (shared !== undefined) await disposeMatrixServer((await shared).server);
+  });
   const rows: Array<{ name: string; auth: (op: OperationInfo) => string | undefined; status: number; code: string | null }> = [
     { name: 'no key', auth: () => undefined, status: 401, code: 'missing_api_key' },
     { name: 'malformed (Basic)', auth: () => 'Basic bGhfdGVzdF9hZG1pbjo=', status: 401, code: 'invalid_api_key' },
@@ -266,8 +290,10 @@ describe('the credential matrix: every production operation × every wrong crede
     report.set('matrix: answers per credential case (status code → operations)', summary);
   });
 
-  it.each(OPERATIONS.map((op) => [op.operationId, op] as const))('%s', async (_name, op) => {
-    const { server, ours, theirs } = await twoWorlds();
+  // Those with worlds of their own first: on PGlite a store open beside the shared one costs an instance.
+  const ordered = [...OPERATIONS.filter((op) => CHANGES_OURS.has(op.operationId)), ...OPERATIONS.filter((op) => !CHANGES_OURS.has(op.operationId))];
+  it.each(ordered.map((op) => [op.operationId, op] as const))('%s', async (_name, op) => {
+    const { server, ours, theirs } = CHANGES_OURS.has(op.operationId) ? await twoWorlds() : await (shared ??= twoWorlds('owned'));
     const oursBefore = await snapshot(ours);
     const call = validCalls(ours)[op.operationId] as PlainCall;
     for (const row of rows) {
@@ -277,19 +303,22 @@ describe('the credential matrix: every production operation × every wrong crede
     }
     expect(await snapshot(ours), 'refused requests changed nothing').toEqual(oursBefore);
     await crossAccount(op, server, ours, theirs);
+    if (!CHANGES_OURS.has(op.operationId)) expect(await snapshot(ours), 'our world is unchanged too (the next operation shares it)').toEqual(oursBefore);
   });
 });
 
 describe('heartbeats touch only the caller\'s credential and session', () => {
-  let h: Harness | undefined;
+  let listener: NodeListener | undefined;
+  const clients: Leasehold[] = [];
   afterEach(async () => {
     vi.useRealTimers();
-    await h?.close();
-    h = undefined;
+    await Promise.all(clients.splice(0).map((lh) => lh.close({ releaseLeases: false })));
+    await listener?.close();
+    listener = undefined;
   });
 
   it('a session-scoped heartbeat renews exactly its own leases; claimIds of others are 404', async () => {
-    const server = newServer();
+    const server = await newServer();
     const spaceId = randomUUID();
     const acquire = async (apiKey: string, key: string, session: string) => {
       const answer = await callJson(server, 'POST', `/v1/spaces/${spaceId}/claims`, {
@@ -317,7 +346,7 @@ describe('heartbeats touch only the caller\'s credential and session', () => {
     const received = await callJson(server, 'POST', '/v1/spools/hb/queues/q/receive', { key: ADMIN, headers: { 'leasehold-session': 'A' } });
     expect(received.status).toBe(200);
 
-    server.control.advanceClock(20_000);
+    await server.control.advanceClock(20_000);
     const beat = await callJson(server, 'POST', '/v1/claims/heartbeat', { key: ADMIN, json: { ttl: 60, holderSession: 'A' } });
     expect(beat.status).toBe(200);
     const touched = (beat.body.results as Array<{ claimId: string }>).map((r) => r.claimId);
@@ -336,7 +365,7 @@ describe('heartbeats touch only the caller\'s credential and session', () => {
     }
 
     // 15 s later the others' 30 s leases have run out; ours of session A lives on.
-    server.control.advanceClock(15_000);
+    await server.control.advanceClock(15_000);
     const row = async (apiKey: string, key: string) => (await callJson(server, 'GET', `/v1/spaces/${spaceId}/claims/${encodeURIComponent(key)}`, { key: apiKey })).status;
     expect(await row(ADMIN, 'ours/session-a')).toBe(200);
     expect(await row(ADMIN, 'ours/session-b')).toBe(404);
@@ -350,15 +379,32 @@ describe('heartbeats touch only the caller\'s credential and session', () => {
   });
 
   it('through the SDK: one client\'s heartbeats never keep another session\'s lease alive', async () => {
-    h = await startHarness('http');
+    // Over real HTTP, the clients on fake timers; time moves only while no attempt is in flight.
+    const server = await newServer();
+    listener = await listen(server, { port: 0 });
+    let attempts = 0;
+    const client = () => {
+      const hooks = { onAttemptStart: () => void attempts++, onAttemptEnd: () => void attempts-- };
+      const lh = new Leasehold({ baseUrl: (listener as NodeListener).url, apiKey: ADMIN, heartbeatTtlSeconds: 5, renewal: { jitter: 0 }, hooks });
+      clients.push(lh);
+      return lh;
+    };
+    const settled = () => settle(() => attempts, 'attempts');
+    const advance = async (ms: number, stepMs = 1_000) => {
+      for (let left = ms; left > 0; left -= stepMs) {
+        await settled();
+        await server.control.advanceClock(Math.min(stepMs, left));
+        await tickSettled(Math.min(stepMs, left), settled);
+      }
+    };
     vi.useFakeTimers(FAKE_TIMERS);
-    const alive = h.client({ heartbeatTtlSeconds: 5 });
-    const crashed = h.client({ heartbeatTtlSeconds: 5 }); // same API key, its own session
+    const alive = client();
+    const crashed = client(); // same API key, its own session
     const spaceId = uuid();
     const kept = await alive.space(spaceId).run(uuid(), { holder: 'alive' }).claim('kept').acquire();
     await crashed.space(spaceId).run(uuid(), { holder: 'crashed' }).claim('orphan').acquire();
     await crashed.close({ releaseLeases: false }); // "crash": stops heartbeating, releases nothing
-    await advance(h, 30_000);
+    await advance(30_000);
     expect(kept.status).toBe('held');
     await expect(alive.space(spaceId).claims.get('orphan')).rejects.toMatchObject({ status: 404 });
     const rival = await alive.space(spaceId).run(uuid(), { holder: 'rival' }).claim('orphan').tryAcquire();
@@ -368,7 +414,7 @@ describe('heartbeats touch only the caller\'s credential and session', () => {
 
 describe('secrets never leak', () => {
   it('no API key or lease token in client logs, errors, or server answers', async () => {
-    const server = newServer();
+    const server = await newServer();
     const http = await observedListener(server, {}, true);
     const logs: string[] = [];
     const capture: Logger = {
@@ -401,7 +447,7 @@ describe('secrets never leak', () => {
       const run = admin.space(spaceId).run(randomUUID(), { holder: 'secrets' });
 
       // Space claims: acquire, renew, heartbeat with details, release; a lease lost under us.
-      server.control.injectFault({ operationId: 'acquireSpaceClaim', status: 503, times: 2 }); // retries get logged
+      await server.control.injectFault({ operationId: 'acquireSpaceClaim', status: 503, times: 2 }); // retries get logged
       const held = await run.claim('k1').acquire();
       tokens.add(held.token);
       await held.renew();
@@ -409,7 +455,7 @@ describe('secrets never leak', () => {
       await held.release({ rows: 3 });
       const doomed = await run.claim('k2').acquire();
       tokens.add(doomed.token);
-      server.control.loseLease(doomed.claimId);
+      await server.control.loseLease(doomed.claimId);
       await attempt(() => doomed.renew());
       await attempt(() => admin.heartbeat({ ttl: 'soon' as unknown as number }));
       const theirs = await other.space(spaceId).run(randomUUID(), { holder: 'theirs' }).claim('k3').acquire();
@@ -438,11 +484,11 @@ describe('secrets never leak', () => {
       await admin.spool('vault').queue('q').send({ n: 2 });
       const message = await admin.spool('vault').queue('q').receive();
       if (message) tokens.add(message.token);
-      server.control.primaryChange();
+      await server.control.primaryChange();
       await attempt(async () => message?.ack());
       const second = await admin.spool('vault').queue('q').receive();
       if (second) tokens.add(second.token);
-      server.control.discardMessage({ spool: 'vault', handle: second?.message.handle ?? 'x', accountId: 'acct_demo' });
+      await server.control.discardMessage({ spool: 'vault', handle: second?.message.handle ?? 'x', accountId: 'acct_demo' });
       await attempt(async () => second?.nack());
 
       // Wrong credentials of every kind, and a server that is not there.
@@ -499,7 +545,7 @@ describe('secrets never leak', () => {
 
 describe('token comparison is constant-time', () => {
   it('a wrong token is refused the same way whatever its length', async () => {
-    const server = newServer();
+    const server = await newServer();
     const world = await buildWorld(server, ADMIN);
     const calls = validCalls(world);
     const refusal = async (call: PlainCall) => {

@@ -5,6 +5,7 @@
  * queue's depth chart moving — with every request that would leave 127.0.0.1 blocked and
  * failing the test. `LEASEHOLD_SCREENSHOTS=<dir>` keeps screenshots (light and dark).
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -89,6 +90,48 @@ describe(`the console (${TEST_STORE} store)`, () => {
       expect(offMachine).toEqual([]);
     } finally {
       await Promise.allSettled([worker1.close(), worker2.close()]);
+      await page.context().close();
+    }
+  }, 30_000);
+
+  it('drives the test levers of a server served with control: the clock, faults (deployment state on every store) and cancelling a run', async () => {
+    const h = await startServer();
+    const { page, offMachine } = await localPage();
+    const worker = new Leasehold({ baseUrl: h.origin, apiKey: ADMIN, maxRetries: 0 });
+    try {
+      await page.goto(`${h.origin}/console`);
+      await page.getByLabel('API key').fill(ADMIN);
+      await page.getByRole('button', { name: 'Open console' }).click();
+      await page.getByRole('heading', { name: 'Test levers' }).waitFor();
+      const notice = page.getByRole('status');
+
+      const before = await h.control.now();
+      await page.getByRole('button', { name: 'Advance clock 10 s' }).click();
+      await expect.poll(() => notice.textContent()).toBe('Advance 10 s: done');
+      expect((await h.control.now()) - before).toBeGreaterThanOrEqual(10_000);
+
+      await page.getByLabel('Fault status').fill('503');
+      await page.getByLabel('for the next').fill('2');
+      await page.getByRole('button', { name: 'Inject fault' }).click();
+      await expect.poll(() => notice.textContent()).toBe('Fault: done');
+      expect(await h.control.faults()).toEqual([expect.objectContaining({ remaining: 2, rule: expect.objectContaining({ status: 503, times: 2 }) })]);
+      await expect(worker.tasks.get(1)).rejects.toMatchObject({ status: 503 });
+      await page.getByRole('button', { name: 'Clear faults' }).click();
+      await expect.poll(() => notice.textContent()).toMatch(/^Clear faults: done/);
+      expect(await h.control.faults()).toEqual([]);
+
+      const held = await worker.space(SPACE).run(SCOPE, { holder: 'worker' }).claim('reports/2026-12').acquire();
+      const levers = page.getByRole('region', { name: 'Test levers' });
+      await levers.getByLabel('Space', { exact: true }).fill(SPACE);
+      await levers.getByLabel('Run (scope)').fill(SCOPE);
+      await page.getByRole('button', { name: 'Cancel run' }).click();
+      await expect.poll(() => notice.textContent()).toBe('Cancel run: done (1 affected)');
+      // The run's claim is gone on the server: another run takes the key at once.
+      const next = await worker.space(SPACE).run(randomUUID(), { holder: 'next' }).claim('reports/2026-12').tryAcquire();
+      expect(next?.fence).toBeGreaterThan(held.fence ?? 0);
+      expect(offMachine).toEqual([]);
+    } finally {
+      await worker.close({ releaseLeases: false });
       await page.context().close();
     }
   }, 30_000);

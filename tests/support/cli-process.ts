@@ -54,6 +54,7 @@ export function spawnCli(args: readonly string[], env: Record<string, string> = 
           }
         };
         child.stdout!.on('data', check);
+        child.stderr!.on('data', check);
         check();
         void exited.then((code) => {
           clearTimeout(timer);

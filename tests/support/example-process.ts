@@ -3,13 +3,54 @@
 // done, SIGTERM) is real, which it is not inside vitest's worker.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { Leasehold } from '@leasehold/client';
 import { createLeaseholdServer, listen, type LeaseholdServer, type NodeListener } from '@leasehold/server';
+import { afterAll, beforeAll } from 'vitest';
 
 /** A reference server on 127.0.0.1, port 0 (real clock: the examples run in real time). */
 export async function startReferenceServer(): Promise<{ server: LeaseholdServer; listener: NodeListener }> {
   const server = createLeaseholdServer();
   const listener = await listen(server, { port: 0, host: '127.0.0.1' });
   return { server, listener };
+}
+
+/** The reference server of an example's suite, and a client of it (`lh`) to set up and check. */
+export interface ExampleWorld {
+  readonly server: LeaseholdServer;
+  /** `http://127.0.0.1:PORT`, what the example gets as `LEASEHOLD_URL`. */
+  readonly url: string;
+  readonly lh: Leasehold;
+}
+
+/**
+ * Starts a reference server and a client for the calling suite (`beforeAll`) and closes both
+ * (`afterAll`); the world's fields are readable once the suite's tests run.
+ */
+export function exampleWorld(): ExampleWorld {
+  let started: { server: LeaseholdServer; listener: NodeListener; lh: Leasehold } | undefined;
+  const get = () => {
+    if (started === undefined) throw new Error('exampleWorld() is read before its beforeAll ran');
+    return started;
+  };
+  beforeAll(async () => {
+    const { server, listener } = await startReferenceServer();
+    started = { server, listener, lh: new Leasehold({ baseUrl: listener.url, apiKey: 'lh_test_admin' }) };
+  });
+  afterAll(async () => {
+    await started?.lh.close();
+    await started?.listener.close();
+  });
+  return {
+    get server() {
+      return get().server;
+    },
+    get url() {
+      return get().listener.url;
+    },
+    get lh() {
+      return get().lh;
+    },
+  };
 }
 
 /** A running example: its output so far, a wait for a line, and its exit. */

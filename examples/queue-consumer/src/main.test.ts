@@ -1,27 +1,17 @@
 // CI runs the example as its README says, against a reference server: it charges what is queued,
 // and on SIGTERM stops receiving, finishes, closes the client and exits 0 — no lease left held,
 // and a message sent afterwards is still in the queue for the next consumer.
-import { Leasehold } from '@leasehold/client';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runExample, startReferenceServer } from '../../../tests/support/example-process.js';
+import { expect, it } from 'vitest';
+import { exampleWorld, runExample } from '../../../tests/support/example-process.js';
 
-let reference: Awaited<ReturnType<typeof startReferenceServer>>;
-let lh: Leasehold;
-beforeAll(async () => {
-  reference = await startReferenceServer();
-  lh = new Leasehold({ baseUrl: reference.listener.url, apiKey: 'lh_test_admin' });
-});
-afterAll(async () => {
-  await lh.close();
-  await reference.listener.close();
-});
+const reference = exampleWorld();
 
 it('consumes, then shuts down gracefully on SIGTERM: consume aborted, close(), exit 0', async () => {
-  await lh.spool('billing').create();
-  const invoices = lh.spool('billing').queue<{ invoiceId: string; cents: number }>('invoices');
+  await reference.lh.spool('billing').create();
+  const invoices = reference.lh.spool('billing').queue<{ invoiceId: string; cents: number }>('invoices');
   await invoices.put({ leaseTimeoutSeconds: 30 });
   for (const n of [1, 2, 3]) await invoices.send({ invoiceId: `inv_${n}`, cents: 100 * n });
-  const consumer = runExample('queue-consumer', { LEASEHOLD_URL: reference.listener.url });
+  const consumer = runExample('queue-consumer', { LEASEHOLD_URL: reference.url });
   await consumer.waitFor(/charged inv_1[\s\S]*charged inv_2[\s\S]*charged inv_3/, 60_000);
   consumer.child.kill('SIGTERM');
   expect(await consumer.exited(30_000)).toEqual({ code: 0, signal: null });

@@ -4,8 +4,9 @@
  * free port of 127.0.0.1 (`--port 0`; on the store projects also `--store`, the project's store:
  * tests/support/test-store.ts), and a shell to run the page's snippets in.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { spawnCli } from '../../support/cli-process.js';
 import { cliStoreArgs } from '../../support/test-store.js';
 
 /** The checkout root. */
@@ -23,38 +24,12 @@ export const SEED_SERVER_START_MS = 90_000;
 /** Starts `leasehold-server --port 0` (as `pnpm start` runs it) and waits for its first line. */
 export async function startSeedServer(): Promise<SeedServer> {
   const store = await cliStoreArgs();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/cli.ts', '--port', '0', ...store.args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const origin = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the CLI did not start within 60 s:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the CLI exited (${code}) before listening:\n${output}`));
-    });
-  });
+  const cli = spawnCli(['--port', '0', ...store.args]);
+  const origin = await cli.listening(60_000);
   return {
     origin,
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-        await exited;
-        clearTimeout(timer);
-      }
+      await cli.stop();
       await store.dispose();
     },
   };
