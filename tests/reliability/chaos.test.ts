@@ -241,7 +241,8 @@ describe('mutual exclusion under chaos', () => {
                 if (child.connected) child.send(answer);
               }
             });
-            child.once('exit', () => {
+            // Closed, not exited: the report sent just before the exit may still be unread at 'exit'.
+            child.once('close', () => {
               markReady();
               resolve(undefined);
             });

@@ -23,7 +23,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { LeaseholdServer, Store } from '../../packages/server/src/index.js';
 import { createMatrixServer, disposeMatrixServer } from '../support/matrix-server.js';
 import { TEST_STORE } from '../support/test-store.js';
-import { bundleClient, bundleFixture, exited, onLines, spawnBundled } from './support/children.js';
+import { bundleClient, bundleFixture, closed, onLines, spawnBundled } from './support/children.js';
 import { observedListener, type Exchange, type ObservedListener } from './support/observed-listener.js';
 import { between, seededRandom } from './support/random.js';
 import { SuiteReport } from './support/report.js';
@@ -212,7 +212,8 @@ async function runCycle(lane: Lane, plan: { step: number; point: KillPoint } | u
   });
   if (plan?.point === 'committed') lane.hold = { ...stepRequest(lane, plan.step), onHeld: kill };
   const watchdog = setTimeout(kill, 30_000);
-  const { code, signal } = await exited(child);
+  // Closed, not exited: lines written just before the exit may still be unread at 'exit'.
+  const { code, signal } = await closed(child);
   clearTimeout(watchdog);
   lane.hold = undefined;
   const scan = await scanStore(lane.storeDir);
