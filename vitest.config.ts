@@ -14,7 +14,7 @@ const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
  * store of the matrix (tests/server/cli.test.ts spawns the CLI on its default store; `--store`
  * has its own suite, tests/store/cli-store.test.ts).
  */
-const STORE_SUITES = ['tests/server/**/*.test.ts', 'tests/seeds/**/*.test.ts', 'tests/reliability/{bad-input,ghost-leases,ghost-restart,hygiene,security}.test.ts'];
+const STORE_SUITES = ['tests/server/**/*.test.ts', 'tests/seeds/**/*.test.ts', 'tests/reliability/{bad-input,chaos,crash-recovery,ghost-leases,ghost-restart,hygiene,security}.test.ts'];
 const NOT_ON_STORES = ['tests/server/cli.test.ts'];
 
 const EXCLUDE = ['**/node_modules/**', '**/dist/**'];

@@ -6,6 +6,7 @@
  * `afterAll`) closes every store opened so far.
  */
 import { createLeaseholdServer, type LeaseholdServer, type LeaseholdServerOptions, type Store } from '../../packages/server/src/index.js';
+import type { SqlDriver } from '../../packages/server/src/store/index.js';
 import { openTestStore, type TestStore } from './test-store.js';
 
 const opened = new Map<LeaseholdServer<Store>, TestStore>();
@@ -17,6 +18,11 @@ export async function createMatrixServer(options: LeaseholdServerOptions = {}): 
   const server = createLeaseholdServer({ ...options, store: sql.store });
   opened.set(server, sql);
   return server;
+}
+
+/** The driver of the SQL store of a server `createMatrixServer` built (`undefined` on the memory project). */
+export function matrixStoreDriver(server: LeaseholdServer<Store>): SqlDriver | undefined {
+  return opened.get(server)?.driver;
 }
 
 /** Close (and throw away) the SQL store of one server `createMatrixServer` built. */

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { DEFAULT_KEYS, ManualClock, type Clock, type KeyConfig, type RandomSource } from '../../packages/server/src/engine/index.js';
-import { SqlStore, createPgDriver, type Store } from '../../packages/server/src/store/index.js';
+import { SqlStore, createPgDriver, type SqlDriver, type Store } from '../../packages/server/src/store/index.js';
 import { RESET_MIGRATED_DATABASE, borrowPglite } from './pglite-template.js';
 
 /** Which store the suites of this project run on. */
@@ -37,6 +37,8 @@ export interface TestStoreOptions {
 /** A SQL store for one server, and how to throw it away. */
 export interface TestStore {
   readonly store: Store;
+  /** The store's driver: a suite reads what the API does not show (e.g. every lease event) through it. */
+  readonly driver: SqlDriver;
   dispose(): Promise<void>;
 }
 
@@ -86,6 +88,7 @@ export async function openTestStore(options: TestStoreOptions): Promise<TestStor
     const store = await SqlStore.open(lent.driver, { ...storeOptions, migrate: false });
     return {
       store,
+      driver: lent.driver,
       async dispose() {
         await store.close();
         await lent.giveBack();
@@ -94,9 +97,11 @@ export async function openTestStore(options: TestStoreOptions): Promise<TestStor
   }
   const name = idleDatabases.pop() ?? (await newDatabase());
   const url = databaseUrl(name);
-  const store = await SqlStore.open(createPgDriver({ url, poolSize: 4 }), { ...storeOptions, migrate: false });
+  const driver = createPgDriver({ url, poolSize: 4 });
+  const store = await SqlStore.open(driver, { ...storeOptions, migrate: false });
   return {
     store,
+    driver,
     async dispose() {
       await store.close();
       // Emptied and lent again (a DROP DATABASE costs a checkpoint; a TRUNCATE of the schema does not).

@@ -40,6 +40,17 @@ export function exited(child: ChildProcess): Promise<{ code: number | null; sign
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
+/**
+ * Resolves with the exit code (or signal) once the child has exited and its stdio and IPC
+ * channel are closed, so every line it wrote and every message it sent has been read ('exit'
+ * may come before the last of them: a message sent just before exiting is then still unread).
+ */
+export function closed(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  const drained = [child.stdout, child.stderr].every((stream) => stream === null || stream.closed) && !child.connected;
+  if ((child.exitCode !== null || child.signalCode !== null) && drained) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  return new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+}
+
 /** Splits a child's stdout into lines and calls `onLine` for each. */
 export function onLines(child: ChildProcess, onLine: (line: string) => void): void {
   let buffer = '';
@@ -90,4 +101,13 @@ export function forkBundled(path: string, args: string[], env: NodeJS.ProcessEnv
     if (stderr.length < 20_000) stderr += chunk.toString();
   });
   return { child, stderr: () => stderr };
+}
+
+/** Spawns a bundled fixture (see `bundleFixture`) without IPC, stdout and stderr piped. */
+export function spawnBundled(path: string, options: { env?: NodeJS.ProcessEnv; args?: string[] } = {}): ChildProcess {
+  return spawn(process.execPath, [path, ...(options.args ?? [])], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }

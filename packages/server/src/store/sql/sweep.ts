@@ -11,12 +11,28 @@ import { TOMBSTONE_MS, clockNow } from './sql-support.js';
 export async function sweepOnce(tx: SqlSession, limit: number): Promise<{ changed: number; more: boolean }> {
   const now = await clockNow(tx);
   const counts = [
+    // Hand-over never waits for another transaction: the due keys are locked first, then their
+    // live leases, each skipping rows held elsewhere, and only keys with every lease in hand are
+    // settled (a key row held here admits no new lease). A key a renew or a heartbeat is
+    // changing waits for the next pass or the next touch. (Locked in materialized CTEs: a
+    // function in the select list of a locking query runs below its row locks, and would wait.)
     await tx.query(
-      `SELECT leasehold.settle_key(k.key_id, $1) FROM leasehold.space_keys k
-        WHERE k.key_id IN (SELECT key_id FROM leasehold.leases
-                            WHERE status IN ('held', 'queued') AND expires_at IS NOT NULL AND expires_at <= $1 AND kind = 'space'
-                            ORDER BY expires_at LIMIT $2)
-        ORDER BY k.key_id FOR UPDATE SKIP LOCKED`,
+      `WITH due AS MATERIALIZED (
+         SELECT k.key_id FROM leasehold.space_keys k
+          WHERE k.key_id IN (SELECT key_id FROM leasehold.leases
+                              WHERE status IN ('held', 'queued') AND expires_at IS NOT NULL AND expires_at <= $1 AND kind = 'space'
+                              ORDER BY expires_at LIMIT $2)
+          ORDER BY k.key_id FOR UPDATE SKIP LOCKED
+       ), live AS MATERIALIZED (
+         SELECT l.lease_id FROM leasehold.leases l
+          WHERE l.key_id IN (SELECT key_id FROM due) AND l.kind = 'space' AND l.status IN ('held', 'queued')
+          ORDER BY l.lease_id FOR UPDATE SKIP LOCKED
+       )
+       SELECT leasehold.settle_key(d.key_id, $1) FROM due d
+        WHERE NOT EXISTS (SELECT 1 FROM leasehold.leases l
+                           WHERE l.key_id = d.key_id AND l.kind = 'space' AND l.status IN ('held', 'queued')
+                             AND l.lease_id NOT IN (SELECT lease_id FROM live))
+        ORDER BY d.key_id`,
       [now, limit],
     ),
     await tx.query(

@@ -6,6 +6,7 @@ import { claimFunctions } from './0004-claim-functions.js';
 import { spoolFunctions } from './0005-spool-functions.js';
 import { faultRules } from './0007-fault-rules.js';
 import { activity } from './0008-activity.js';
+import { settleRechecks } from './0009-settle-rechecks.js';
 
 /**
  * Every migration of the store, by name; applied in name order. A released migration is never
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   // 0006 is reserved by another branch (store durability); names apply in order, gaps are fine.
   '0007-fault-rules': faultRules,
   '0008-activity': activity,
+  '0009-settle-rechecks': settleRechecks,
 };
