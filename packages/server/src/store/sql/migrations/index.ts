@@ -18,7 +18,7 @@ export const migrations: Record<string, Migration> = {
   '0003-heartbeat-indexes': heartbeatIndexes,
   '0004-claim-functions': claimFunctions,
   '0005-spool-functions': spoolFunctions,
-  // 0006 is reserved by another branch (store durability); names apply in order, gaps are fine.
+  // There is no 0006 (a number a branch took and gave back before any release); names apply in order, gaps are fine.
   '0007-fault-rules': faultRules,
   '0008-activity': activity,
   '0009-settle-rechecks': settleRechecks,
