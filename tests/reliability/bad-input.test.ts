@@ -190,7 +190,7 @@ describe('bad input', () => {
       expect(response.status, `${op.operationId}: ${await response.clone().text()}`).toBe(SUCCESS[op.operationId]);
     }
     await disposeMatrixServer(scratch);
-  });
+  }, 90_000); // a store per operation: on PGlite, a reset (or a second instance) each, with the other workers busy
 
   it(
     `${IN_PROCESS_RUNS} malformed requests in process: 4xx envelopes only, no state change`,

@@ -62,7 +62,7 @@ describe('heap hygiene', () => {
       expect(result.peak - result.baseline, 'the run held memory worth measuring at its peak').toBeGreaterThan(result.baseline * 0.2);
       expect(growth).toBeLessThan(0.1);
     },
-    timeout(90_000, 600_000),
+    timeout(180_000, 600_000),
   );
 
   it(
@@ -80,7 +80,7 @@ describe('heap hygiene', () => {
         'every key ever released keeps its state (the last release and its observation) and every space and cancelled run stays, after every lease, tombstone and idempotency record is gone',
       ).toBeLessThan(0.1);
     },
-    timeout(120_000, 900_000),
+    timeout(240_000, 900_000),
   );
 
   it(
@@ -97,6 +97,6 @@ describe('heap hygiene', () => {
         'each claim arms the scheduler\'s timer with a jittered delay of its own (5 min ± 10% for a task claim); Node keeps one TimersList per distinct delay until that delay has passed, cleared or not',
       ).toBeLessThan(100);
     },
-    timeout(60_000, 600_000),
+    timeout(120_000, 600_000),
   );
 });

@@ -304,7 +304,7 @@ describe('the credential matrix: every production operation × every wrong crede
     expect(await snapshot(ours), 'refused requests changed nothing').toEqual(oursBefore);
     await crossAccount(op, server, ours, theirs);
     if (!CHANGES_OURS.has(op.operationId)) expect(await snapshot(ours), 'our world is unchanged too (the next operation shares it)').toEqual(oursBefore);
-  });
+  }, 60_000); // the operations with worlds of their own open two stores (on PGlite, a second instance)
 });
 
 describe('heartbeats touch only the caller\'s credential and session', () => {
