@@ -23,7 +23,7 @@ function runQuick(out: string): Promise<{ code: number | null; output: string }>
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, output }));
+    child.once('close', (code) => resolve({ code, output }));
   });
 }
 

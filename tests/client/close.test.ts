@@ -35,7 +35,7 @@ describe('close()', () => {
     proc.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => {
       const killer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
-      proc.on('exit', (exitCode) => {
+      proc.on('close', (exitCode) => {
         clearTimeout(killer);
         resolve(exitCode);
       });

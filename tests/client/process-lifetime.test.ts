@@ -38,7 +38,7 @@ function start(mode: string, env: Record<string, string>): Child {
   proc.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => {
     const killer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
-    proc.on('exit', (code) => {
+    proc.on('close', (code) => {
       clearTimeout(killer);
       resolve(code);
     });

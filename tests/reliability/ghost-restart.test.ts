@@ -29,7 +29,7 @@ function lineOf(child: ReturnType<typeof spawnFixture>, prefix: string): Promise
     onLines(child, (line) => {
       if (line.startsWith(prefix)) resolve(line.split(' ').slice(1));
     });
-    child.once('exit', (code) => reject(new Error(`worker exited (${code}) before ${prefix}: ${stderr}`)));
+    child.once('close', (code) => reject(new Error(`worker exited (${code}) before ${prefix}: ${stderr}`)));
   });
 }
 

@@ -5,7 +5,7 @@
  * claim/release cycles leave no Node timer lists behind (`fixtures/heap-client.ts`).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { exited, onLines, spawnFixture } from './support/children.js';
+import { closed, onLines, spawnFixture } from './support/children.js';
 import { heapRun, type HeapRun } from './support/heap-workload.js';
 import { SuiteReport } from './support/report.js';
 import { size, timeout } from './support/sizes.js';
@@ -31,7 +31,7 @@ async function clientProbe(cycles: number): Promise<ClientProbe> {
   let stderr = '';
   onLines(child, (l) => (line = l));
   child.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
-  const { code } = await exited(child);
+  const { code } = await closed(child);
   if (code !== 0) throw new Error(`heap-client exited ${code}: ${stderr.slice(-2000)}`);
   return JSON.parse(line) as ClientProbe;
 }

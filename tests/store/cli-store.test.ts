@@ -28,7 +28,7 @@ function runCli(args: string[], env: Record<string, string> = {}): Run {
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  return { child, stdout: () => out, stderr: () => err, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
+  return { child, stdout: () => out, stderr: () => err, exited: new Promise((resolve) => child.once('close', (code) => resolve(code))) };
 }
 
 async function listeningUrl(run: Run): Promise<string> {

@@ -32,7 +32,7 @@ export function spawnCli(args: readonly string[], env: Record<string, string> = 
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const ended = () => child.exitCode !== null || child.signalCode !== null;
   const signal = async (name: NodeJS.Signals) => {
     if (ended()) return;

@@ -34,7 +34,7 @@ export async function startHeapServer(): Promise<HeapServer> {
   const pending = new Map<number, (answer: Record<string, unknown>) => void>();
   let next = 1;
   const ready = new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`heap server exited ${code}: ${stderr.slice(-2000)}`)));
+    child.once('close', (code) => reject(new Error(`heap server exited ${code}: ${stderr.slice(-2000)}`)));
     child.on('message', (message: { id: number; ready?: boolean }) => {
       if (message.ready) resolve();
       pending.get(message.id)?.(message as Record<string, unknown>);
