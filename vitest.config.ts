@@ -12,10 +12,10 @@ const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
  * tests/support/pglite-template.ts); the seed pages' CLI server (tests/seeds) gets `--store` with
  * a fresh database or embedded directory. Left out of the store projects: suites that never open a
  * store of the matrix (tests/server/cli.test.ts spawns the CLI on its default store; `--store`
- * has its own suite, tests/store/cli-store.test.ts), and the client's own reliability suites,
- * whose outcome no store decides: tests/reliability/client-bad-input (the client refuses before
- * anything is sent), client-bad-answers (answers the test fabricates) and heap (the client's
- * memory). tests/store has suites of its own for what only a SQL store has (migrations, pools,
+ * has its own suite, tests/store/cli-store.test.ts), and the reliability suites whose outcome no
+ * SQL store decides: tests/reliability/client-bad-input (the client refuses before anything is
+ * sent), client-bad-answers (answers the test fabricates) and heap (the heap of the memory
+ * store's engine and of the client, each in a process of its own). tests/store has suites of its own for what only a SQL store has (migrations, pools,
  * outages, kill -9 of the CLI on PostgreSQL and on a directory).
  */
 const STORE_SUITES = ['tests/server/**/*.test.ts', 'tests/seeds/**/*.test.ts', 'tests/reliability/{bad-input,chaos,crash-recovery,ghost-leases,ghost-restart,hygiene,security}.test.ts'];
