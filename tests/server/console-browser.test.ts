@@ -12,14 +12,12 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Leasehold } from '../../packages/client/src/index.js';
 import { ADMIN, SCOPE, SPACE, startServer, stopServers } from '../support/leasehold-harness.js';
+import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
 import { TEST_STORE } from '../support/test-store.js';
 
 let browser: Browser;
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update'],
-  });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }, 30_000);
 afterAll(() => browser?.close());
 afterEach(stopServers);
