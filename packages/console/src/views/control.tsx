@@ -13,6 +13,7 @@ export function Control(props: { api: Api; onDone: (message: string) => void }) 
   const [scopeId, setScopeId] = useState('');
   const [faultStatus, setFaultStatus] = useState('503');
   const [faultTimes, setFaultTimes] = useState('3');
+  const [faultOperation, setFaultOperation] = useState('');
   const lever = async (what: string, path: string, method: string, body?: unknown) => {
     try {
       const { body: answer } = await api.json<Schemas['ControlResult'] | undefined>(path, { method, body, auth: false });
@@ -39,9 +40,12 @@ export function Control(props: { api: Api; onDone: (message: string) => void }) 
         ))}
         <button type="button" onClick={() => void lever('Primary change', '/_control/primary-change', 'POST')}>Simulate a primary change</button>
       </div>
-      <form class="levers" onSubmit={(e) => { e.preventDefault(); void lever('Fault', '/_control/faults', 'POST', { status: Number(faultStatus), times: Number(faultTimes) }); }}>
+      <form class="levers" onSubmit={(e) => { e.preventDefault(); void lever('Fault', '/_control/faults', 'POST', faultRule(faultStatus, faultTimes, faultOperation)); }}>
         <label>Fault status <input size={4} value={faultStatus} inputMode="numeric" onInput={(e) => setFaultStatus((e.target as HTMLInputElement).value)} /></label>
         <label>for the next <input size={4} value={faultTimes} inputMode="numeric" onInput={(e) => setFaultTimes((e.target as HTMLInputElement).value)} /> requests</label>
+        <label>
+          to operation <input size={20} value={faultOperation} placeholder="any (this console's too)" onInput={(e) => setFaultOperation((e.target as HTMLInputElement).value)} />
+        </label>
         <button type="submit">Inject fault</button>
         <button type="button" onClick={() => void lever('Clear faults', '/_control/faults', 'DELETE')}>Clear faults</button>
       </form>
@@ -52,6 +56,16 @@ export function Control(props: { api: Api; onDone: (message: string) => void }) 
       </form>
     </section>
   );
+}
+
+/**
+ * The fault rule the form describes. Without an operation the rule hits the next requests of any
+ * operation, and this console's own polling is among them; the server refuses an unknown operation
+ * id and names the nearest ones.
+ */
+function faultRule(status: string, times: string, operationId: string): Schemas['FaultRule'] {
+  const operation = operationId.trim();
+  return { status: Number(status), times: Number(times), ...(operation ? { operationId: operation } : {}) };
 }
 
 /** Whether the server serves the levers (started with `--control`). */
