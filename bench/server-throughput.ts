@@ -178,7 +178,7 @@ export const serverThroughput: Benchmark = {
           row('acquire+release pairs', 'pairs/s', r.pairsRef, r.pairsTop, false),
         ],
         notes: [
-          'reference = the CLI as shipped: /metrics on, one JSON request log line per request at info (stdout, drained); the second renew row turns the log off',
+          'reference = the CLI as shipped (packages/server/dist/cli.js): /metrics on, one JSON request log line per request at info (stdout, drained); the second renew row turns the log off',
           `${rounds} rounds × ${seconds} s per run, order rotating; only 2xx answers counted; ceiling = bench/servers/ceiling-server.ts (reads + JSON.parse the body, fixed 370-byte claim-shaped answer)`,
           'the renew target claim was acquired with leaseSeconds 600 on the real clock and every renew extends it',
           'the ceiling answers every request of a scenario with the same fixed body, so the acquire+release ceiling is the same request mix with no state',

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { buildIfStale } from '../../scripts/pack-packages.mjs';
 
 /** The monorepo root (bench/lib/../..). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -19,9 +20,9 @@ function track(child: ChildProcess): void {
   }
 }
 
-/** Node flags plus tsx, so a child runs TypeScript directly (one process, no tsx wrapper). */
+/** Node flags plus tsx for a TypeScript script, so a child runs it directly (one process, no tsx wrapper); a .js script runs as it is. */
 function nodeArgs(script: string, args: readonly string[], nodeFlags: readonly string[]): string[] {
-  return [...nodeFlags, '--import', 'tsx', script, ...args];
+  return script.endsWith('.js') ? [...nodeFlags, script, ...args] : [...nodeFlags, '--import', 'tsx', script, ...args];
 }
 
 /** A server running in a child process. */
@@ -80,9 +81,14 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Starts the reference server's CLI (`packages/server/src/cli.ts --port 0`) in a child process. */
-export function startReferenceServer(extraArgs: readonly string[] = []): Promise<ServerProcess> {
-  return startServerProcess('packages/server/src/cli.ts', ['--port', '0', ...extraArgs]);
+/**
+ * Starts the reference server's CLI as it ships — the `leasehold-server` bin, `packages/server/dist/cli.js
+ * --port 0`, built first when it is missing or older than its sources — in a child process. The
+ * source run through tsx would carry esbuild's `keepNames` wrappers, which the build has not.
+ */
+export async function startReferenceServer(extraArgs: readonly string[] = []): Promise<ServerProcess> {
+  await buildIfStale({ log: (line: string) => process.stderr.write(`[bench] ${line}\n`) });
+  return startServerProcess('packages/server/dist/cli.js', ['--port', '0', ...extraArgs]);
 }
 
 /**

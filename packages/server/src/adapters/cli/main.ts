@@ -57,6 +57,8 @@ export async function main(argv: string[]): Promise<void> {
     throw error;
   }
   const log = createRequestLog({ level: options.logLevel });
+  // The log is buffered: whatever way the process ends (a signal's drain, a crash), write out what waits.
+  process.once('exit', () => log.flush());
   const server = createLeaseholdServer({
     store,
     metrics,

@@ -2,6 +2,7 @@ import { IncomingMessage, type ServerResponse } from 'node:http';
 import type { MaybePromise } from '../../store/operations.js';
 import { MAX_BODY_BYTES, type PlainRequest, type PlainResponse } from '../../http/plain.js';
 import { adapterErrorAnswer } from './adapter-envelope.js';
+import { WriteBatch } from './write-batch.js';
 
 /** Answers a plain request, synchronously when it can (the app's `respond`). */
 export type PlainAnswer = (request: PlainRequest) => MaybePromise<PlainResponse>;
@@ -15,12 +16,35 @@ function fail(response: ServerResponse): void {
   response.end(body);
 }
 
+/** An answer ready to write, with the exchange it belongs to. */
+interface Answered {
+  request: PlainIncomingMessage;
+  response: ServerResponse;
+  plain: PlainResponse;
+}
+
+/** Every answer of this process goes out through one batch per event-loop turn. */
+const answers = new WriteBatch<Answered>((answered) => send(answered.request, answered.response, answered.plain));
+
+/** Writes an answer; when writing it fails, the canonical 500 instead (or, past its headers, a cut connection). */
+function send(request: IncomingMessage, response: ServerResponse, plain: PlainResponse): void {
+  try {
+    write(request, response, plain);
+  } catch {
+    try {
+      fail(response);
+    } catch {
+      request.socket.destroy();
+    }
+  }
+}
+
 /**
  * Writes the answer with its `Content-Length` (the body is whole already), so Node sends one
  * fixed-length message instead of chunked encoding (no chunk framing, no terminating chunk).
  * A HEAD answer keeps no length (its body was dropped, the length would be the GET's).
  */
-function send(request: IncomingMessage, response: ServerResponse, plain: PlainResponse): void {
+function write(request: IncomingMessage, response: ServerResponse, plain: PlainResponse): void {
   if (plain.drop) {
     request.socket.destroy();
     return;
@@ -104,9 +128,9 @@ export class PlainIncomingMessage extends IncomingMessage {
     try {
       const plain = (this.#answer as PlainAnswer)(this.#plain());
       if (plain instanceof Promise) {
-        plain.then((settled) => send(request, response, settled)).catch(() => fail(response));
+        plain.then((settled) => answers.add({ request, response, plain: settled }), () => fail(response));
       } else {
-        send(request, response, plain);
+        answers.add({ request, response, plain });
       }
     } catch {
       fail(response);

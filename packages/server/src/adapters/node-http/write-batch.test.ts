@@ -1,0 +1,64 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { request } from 'undici';
+import { createLeaseholdServer } from '../../leasehold-server.js';
+import { listen, type NodeListener } from './listen.js';
+import { WriteBatch } from './write-batch.js';
+
+const SPACE = '6f1c2b9e-8d4a-4c1e-9b7a-3e2f1d0c9b8a';
+const SCOPE = '0b7e4c6a-1f2d-4e3b-8a9c-5d6e7f8a9b0c';
+const listeners: NodeListener[] = [];
+afterEach(async () => {
+  vi.useRealTimers();
+  await Promise.all(listeners.splice(0).map((listener) => listener.close()));
+});
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('WriteBatch', () => {
+  it('writes what one turn queued after that turn, all of it, in order, then the next turn on its own', async () => {
+    const written: string[] = [];
+    const batch = new WriteBatch<string>((item) => written.push(item));
+    batch.add('a');
+    batch.add('b');
+    batch.add('c');
+    expect(written).toEqual([]);
+    await nextTurn();
+    expect(written).toEqual(['a', 'b', 'c']);
+    batch.add('d');
+    expect(written).toEqual(['a', 'b', 'c']);
+    await nextTurn();
+    expect(written).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('is not held back by fake timers installed after it loaded (setImmediate faked too)', async () => {
+    const written: number[] = [];
+    const batch = new WriteBatch<number>((item) => written.push(item));
+    vi.useFakeTimers({ toFake: ['setImmediate', 'setTimeout', 'setInterval', 'Date'] });
+    batch.add(1);
+    vi.useRealTimers();
+    await nextTurn();
+    expect(written).toEqual([1]);
+  });
+});
+
+describe('the node:http listener', () => {
+  it('answers each of many concurrent requests with its own answer, with fake timers installed', async () => {
+    const listener = await listen(createLeaseholdServer(), { port: 0 });
+    listeners.push(listener);
+    vi.useFakeTimers({ toFake: ['setImmediate', 'setTimeout', 'setInterval'] });
+    const keys = Array.from({ length: 64 }, (_, i) => `batch/${i}`);
+    const answers = await Promise.all(
+      keys.map(async (key) => {
+        const response = await request(`${listener.url}/v1/spaces/${SPACE}/claims`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer lh_test_admin', 'content-type': 'application/json', 'idempotency-key': `batch-${key}` },
+          body: JSON.stringify({ key, scopeId: SCOPE, holder: 'batch', holderSession: 'batch-session' }),
+        });
+        return { status: response.statusCode, key: ((await response.body.json()) as { key: string }).key };
+      }),
+    );
+    vi.useRealTimers();
+    expect(answers.map((a) => a.status)).toEqual(keys.map(() => 201));
+    expect(answers.map((a) => a.key)).toEqual(keys);
+  });
+});
