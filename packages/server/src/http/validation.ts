@@ -19,6 +19,16 @@ interface OperationValidators {
   body?: z.ZodType;
   /** The operation's header parameters in lower case (how adapters name request headers). */
   headerNames: string[];
+  /** What `query` and `headers` make of no values at all (their defaults), or undefined when none is valid. */
+  emptyQuery: Record<string, unknown> | undefined;
+  emptyHeaders: Record<string, unknown> | undefined;
+}
+
+/** What `schema` makes of `{}` when it accepts it (a schema's defaults), else undefined. */
+function parsedEmpty(schema: z.ZodType | undefined): Record<string, unknown> | undefined {
+  if (schema === undefined) return {};
+  const result = schema.safeParse({});
+  return result.success ? Object.freeze(result.data as Record<string, unknown>) : undefined;
 }
 
 const generated = validators as unknown as Record<string, z.ZodType | undefined>;
@@ -34,12 +44,16 @@ function validatorsFor(route: RouteSpec): OperationValidators {
   let found = cache.get(operationId);
   if (!found) {
     const base = `z${operationId[0]!.toUpperCase()}${operationId.slice(1)}`;
+    const query = strict(generated[`${base}Query`]);
+    const headers = generated[`${base}Headers`];
     found = {
       path: generated[`${base}Path`],
-      query: strict(generated[`${base}Query`]),
-      headers: generated[`${base}Headers`],
+      query,
+      headers,
       body: strict(generated[`${base}Body`]),
       headerNames: route.headerParams.map((name) => name.toLowerCase()),
+      emptyQuery: parsedEmpty(query),
+      emptyHeaders: parsedEmpty(headers),
     };
     cache.set(operationId, found);
   }
@@ -130,9 +144,13 @@ export function validateRequest(
   }
   const headers: Record<string, string> = {};
   const headerParams = route.headerParams;
+  let headerCount = 0;
   for (let i = 0; i < headerParams.length; i++) {
     const value = input.headers[v.headerNames[i]!];
-    if (value !== undefined) headers[headerParams[i]!] = value;
+    if (value !== undefined) {
+      headers[headerParams[i]!] = value;
+      headerCount++;
+    }
   }
   let body = input.body;
   if (route.hasBody && body === undefined) {
@@ -141,8 +159,13 @@ export function validateRequest(
   }
   const validated: ValidatedInput = {
     path: check(v.path, coerceIntegers(input.path, route.integerParams), NO_PREFIX, problems) as Record<string, unknown>,
-    query: check(v.query, coerceIntegers(query, route.integerParams), NO_PREFIX, problems) as Record<string, unknown>,
-    headers: check(v.headers, headers, NO_PREFIX, problems) as Record<string, unknown>,
+    // No values where no values are valid: the schema's answer for `{}`, known already (a copy).
+    query:
+      input.search === '' && v.emptyQuery !== undefined ? { ...v.emptyQuery }
+      : (check(v.query, coerceIntegers(query, route.integerParams), NO_PREFIX, problems) as Record<string, unknown>),
+    headers:
+      headerCount === 0 && v.emptyHeaders !== undefined ? { ...v.emptyHeaders }
+      : (check(v.headers, headers, NO_PREFIX, problems) as Record<string, unknown>),
     body: route.hasBody && body !== undefined ? check(v.body, body, NO_PREFIX, problems) : undefined,
   };
   if (problems.length === 0) return validated;

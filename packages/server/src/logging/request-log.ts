@@ -2,20 +2,17 @@ import { pino, type DestinationStream, type Level, type Logger } from 'pino';
 import type { StoredAnswer } from '../http/answer.js';
 import type { RequestContext } from '../http/context.js';
 import type { RequestObserver } from '../http/observer.js';
-
-/** Lines wait in the buffer until this many bytes are ready to write at once … */
-const LOG_BUFFER_BYTES = 4096;
-/** … or this long has passed (a quiet server's lines are written within this time). */
-const LOG_FLUSH_MS = 250;
+import { TurnBatch } from '../adapters/turn-batch.js';
 
 /** How the request log is written. */
 export interface RequestLogOptions {
   /** pino's level (`info` logs every request; `error` only 5xx answers; `silent` nothing). Default `info`. */
   level?: Level | 'silent';
   /**
-   * Where lines go. Default: stdout through pino's destination, buffered — written once 4 KiB
-   * are waiting, and at least every 250 ms — so a busy server makes one write per few dozen
-   * lines instead of one per line; call `flush()` before exit.
+   * Where lines go. Default: stdout through pino's destination (sonic-boom, synchronous, as
+   * pino's own default), with the lines of one event-loop turn written together: a busy server
+   * makes one write per few dozen lines instead of one per line, a quiet one's line goes out in
+   * the turn it was logged. Call `flush()` before exit.
    */
   destination?: DestinationStream;
 }
@@ -30,6 +27,34 @@ export interface RequestLog {
   flush(): void;
 }
 
+/** Stdout through sonic-boom, one write per event-loop turn with that turn's lines. */
+function stdoutByTurn(): { destination: DestinationStream; flush(): void } {
+  const stdout = pino.destination({ dest: 1, sync: true });
+  const turns = new TurnBatch<string>((lines) => stdout.write(lines.join('')));
+  return {
+    destination: { write: (line) => turns.add(line) },
+    flush: () => {
+      turns.flush();
+      stdout.flushSync();
+    },
+  };
+}
+
+/** A given destination, flushed with its `flushSync` when it has one. */
+function flushable(destination: DestinationStream): { destination: DestinationStream; flush(): void } {
+  const sync = destination as { flushSync?: () => void };
+  return {
+    destination,
+    flush: () => {
+      try {
+        sync.flushSync?.();
+      } catch {
+        // not ready yet (nothing written): nothing to flush
+      }
+    },
+  };
+}
+
 /**
  * The structured request log: one JSON line per answered request — `requestId`, `operationId`
  * (or the static path, or `unrouted`), `method`, `status` (0: dropped by an injected fault),
@@ -41,7 +66,7 @@ export interface RequestLog {
  * const server = createLeaseholdServer({ store, observer: log.observer });
  */
 export function createRequestLog(options: RequestLogOptions = {}): RequestLog {
-  const destination = options.destination ?? pino.destination({ dest: 1, sync: true, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS });
+  const { destination, flush } = options.destination === undefined ? stdoutByTurn() : flushable(options.destination);
   const logger = pino({ level: options.level ?? 'info', base: { service: 'leasehold-server' } }, destination);
   const infoEnabled = logger.isLevelEnabled('info');
   const errorEnabled = logger.isLevelEnabled('error');
@@ -67,13 +92,6 @@ export function createRequestLog(options: RequestLogOptions = {}): RequestLog {
   return {
     logger,
     observer,
-    flush: () => {
-      const flushable = destination as { flushSync?: () => void };
-      try {
-        flushable.flushSync?.();
-      } catch {
-        // not ready yet (nothing written): nothing to flush
-      }
-    },
+    flush,
   };
 }

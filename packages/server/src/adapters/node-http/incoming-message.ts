@@ -2,7 +2,7 @@ import { IncomingMessage, type ServerResponse } from 'node:http';
 import type { MaybePromise } from '../../store/operations.js';
 import { MAX_BODY_BYTES, type PlainRequest, type PlainResponse } from '../../http/plain.js';
 import { adapterErrorAnswer } from './adapter-envelope.js';
-import { WriteBatch } from './write-batch.js';
+import { TurnBatch } from '../turn-batch.js';
 
 /** Answers a plain request, synchronously when it can (the app's `respond`). */
 export type PlainAnswer = (request: PlainRequest) => MaybePromise<PlainResponse>;
@@ -24,7 +24,9 @@ interface Answered {
 }
 
 /** Every answer of this process goes out through one batch per event-loop turn. */
-const answers = new WriteBatch<Answered>((answered) => send(answered.request, answered.response, answered.plain));
+const answers = new TurnBatch<Answered>((batch) => {
+  for (const answered of batch) send(answered.request, answered.response, answered.plain);
+});
 
 /** Writes an answer; when writing it fails, the canonical 500 instead (or, past its headers, a cut connection). */
 function send(request: IncomingMessage, response: ServerResponse, plain: PlainResponse): void {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { request } from 'undici';
-import { createLeaseholdServer } from '../../leasehold-server.js';
-import { listen, type NodeListener } from './listen.js';
-import { WriteBatch } from './write-batch.js';
+import { createLeaseholdServer } from '../leasehold-server.js';
+import { listen, type NodeListener } from './node-http/listen.js';
+import { TurnBatch } from './turn-batch.js';
 
 const SPACE = '6f1c2b9e-8d4a-4c1e-9b7a-3e2f1d0c9b8a';
 const SCOPE = '0b7e4c6a-1f2d-4e3b-8a9c-5d6e7f8a9b0c';
@@ -14,25 +14,30 @@ afterEach(async () => {
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-describe('WriteBatch', () => {
-  it('writes what one turn queued after that turn, all of it, in order, then the next turn on its own', async () => {
+describe('TurnBatch', () => {
+  it('hands over what one turn queued after that turn, in one batch, in order; the next turn on its own; flush at once', async () => {
     const written: string[] = [];
-    const batch = new WriteBatch<string>((item) => written.push(item));
+    const batch = new TurnBatch<string>((items) => written.push(items.join('')));
     batch.add('a');
     batch.add('b');
     batch.add('c');
     expect(written).toEqual([]);
     await nextTurn();
-    expect(written).toEqual(['a', 'b', 'c']);
+    expect(written).toEqual(['abc']);
     batch.add('d');
-    expect(written).toEqual(['a', 'b', 'c']);
+    expect(written).toEqual(['abc']);
     await nextTurn();
-    expect(written).toEqual(['a', 'b', 'c', 'd']);
+    expect(written).toEqual(['abc', 'd']);
+    batch.add('e');
+    batch.flush();
+    expect(written).toEqual(['abc', 'd', 'e']);
+    await nextTurn();
+    expect(written).toEqual(['abc', 'd', 'e']);
   });
 
   it('is not held back by fake timers installed after it loaded (setImmediate faked too)', async () => {
     const written: number[] = [];
-    const batch = new WriteBatch<number>((item) => written.push(item));
+    const batch = new TurnBatch<number>((items) => written.push(...items));
     vi.useFakeTimers({ toFake: ['setImmediate', 'setTimeout', 'setInterval', 'Date'] });
     batch.add(1);
     vi.useRealTimers();
