@@ -66,4 +66,29 @@ describe('the node:http listener', () => {
     expect(answers.map((a) => a.status)).toEqual(keys.map(() => 201));
     expect(answers.map((a) => a.key)).toEqual(keys);
   });
+
+  it('answers the rest of a turn when the app throws on one request or its promise rejects: those get the 500 envelope', async () => {
+    const listener = await listen(
+      {
+        respond: (plain) => {
+          if (plain.url === '/throws') throw new Error('boom');
+          if (plain.url === '/rejects') return Promise.reject(new Error('boom'));
+          return { status: 200, headers: { 'content-type': 'text/plain' }, body: plain.url };
+        },
+      },
+      { port: 0 },
+    );
+    listeners.push(listener);
+    const paths = ['/a', '/throws', '/b', '/rejects', '/c'];
+    const answers = await Promise.all(
+      paths.map(async (path) => {
+        const response = await request(`${listener.url}${path}`);
+        return [response.statusCode, await response.body.text()] as const;
+      }),
+    );
+    expect(answers.map(([status]) => status)).toEqual([200, 500, 200, 500, 200]);
+    expect(answers[0]?.[1]).toBe('/a');
+    expect(answers[4]?.[1]).toBe('/c');
+    expect(JSON.parse(answers[1]![1])).toMatchObject({ error: { code: 'internal_error' } });
+  });
 });

@@ -48,10 +48,10 @@ const arrived = new TurnBatch<Arrived>((batch) => {
   for (const { request, response } of batch) {
     try {
       const plain = request.answer();
-      if (plain instanceof Promise) plain.then((settled) => answers.add({ request, response, plain: settled }), () => fail(response));
+      if (plain instanceof Promise) plain.then((settled) => answers.add({ request, response, plain: settled }), () => failSafely(request, response));
       else ready.push({ request, response, plain });
     } catch {
-      fail(response);
+      failSafely(request, response);
     }
   }
   for (const answered of ready) send(answered.request, answered.response, answered.plain);
@@ -62,11 +62,16 @@ function send(request: IncomingMessage, response: ServerResponse, plain: PlainRe
   try {
     write(request, response, plain);
   } catch {
-    try {
-      fail(response);
-    } catch {
-      request.socket.destroy();
-    }
+    failSafely(request, response);
+  }
+}
+
+/** The canonical 500, or a cut connection when even that cannot be written; never throws (a batch goes on). */
+function failSafely(request: IncomingMessage, response: ServerResponse): void {
+  try {
+    fail(response);
+  } catch {
+    request.socket.destroy();
   }
 }
 
@@ -148,7 +153,7 @@ export class PlainIncomingMessage extends IncomingMessage {
     const response = this.#response;
     if (response === undefined) return; // already answered (or failed)
     this.#response = undefined;
-    fail(response);
+    failSafely(this, response);
   }
 
   static #onEnd(this: PlainIncomingMessage): void {
