@@ -1,11 +1,12 @@
 /**
  * The ceilings of the SQL store benchmarks: what a hand-written client of the database pays
  * for the same work, sent directly through the same driver (prepared statements with `pg`), no
- * transaction, no idempotency record, no authentication. Renew and the heartbeat send the
+ * transaction, no authentication. Renew (with a record and without) and the heartbeat send the
  * store's own statements; acquire+release and send+receive+ack send minimal statements (key row,
  * lease, release; send, receive, ack). Also a bulk seed of held space claims (for the 10,000-lease heartbeat and the sweep).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { IDEMPOTENCY_TTL_MS } from '../../packages/server/src/engine/index.js';
 import { HEARTBEAT_RENEW_SQL, HEARTBEAT_SETTLE_SQL, heartbeatRenewParams } from '../../packages/server/src/store/sql/heartbeat.js';
 import type { DirectSql } from './sql-backends.js';
 
@@ -40,6 +41,22 @@ export interface DirectClaim {
   claimId: string;
   token: string;
   key: string;
+}
+
+/**
+ * The store's renew with an Idempotency-Key as one statement (`renew_space_claim` with a fresh
+ * record: its hash, advisory lock, fingerprint and TTL — the function checks the record, renews
+ * and stores the outcome), sent directly: what a hand-written client keeping idempotency records
+ * in the same table pays. `withLock` false on PGlite (one session; the store sends no lock there).
+ */
+export async function directRenewKeyed(db: DirectSql, claim: DirectClaim, accountId: string, spaceId: string, seconds: number, withLock: boolean): Promise<void> {
+  const hash = sha256(`bench-record/${randomUUID()}`);
+  const rows = await db.query<{ verdict: string }>(
+    'SELECT verdict FROM leasehold.renew_space_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+    [claim.claimId, sha256(claim.token), seconds, accountId, spaceId, claim.key, hash, withLock ? hash.readBigInt64BE(0).toString() : null, 'bench-fingerprint', IDEMPOTENCY_TTL_MS],
+    'bench_renew_keyed',
+  );
+  if (rows[0]?.verdict !== 'ran') throw new Error(`direct keyed renew: ${rows[0]?.verdict ?? 'no row'}`);
 }
 
 /** Renew one claim directly (one statement). */
