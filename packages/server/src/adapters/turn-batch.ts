@@ -9,10 +9,11 @@ const schedule: (callback: () => void) => unknown = realSetImmediate;
 /**
  * Items handed over together once per event-loop turn, in its check phase — after the poll phase
  * has run every I/O callback that was ready — instead of one at a time as they come. The
- * node:http adapter writes its answers this way: under load the server then runs the JavaScript
- * of all ready requests back to back and makes the socket writes back to back, instead of
- * alternating the two, and its peers find several answers waiting when they wake. The request
- * log writes a turn's lines in one write. An item waits at most for the rest of its turn.
+ * node:http adapter answers a turn's requests this way: under load the server then runs the
+ * JavaScript of all ready requests back to back and makes the socket writes back to back,
+ * instead of alternating the two, and its peers find several answers waiting when they wake.
+ * The request log writes a turn's lines in one write. An item waits at most for the rest of its
+ * turn (one added while a batch is handed over goes with the next turn's).
  * Measured with `pnpm bench -- --only throughput` (bench/README.md).
  */
 export class TurnBatch<T> {

@@ -11,8 +11,8 @@ export interface RequestLogOptions {
   /**
    * Where lines go. Default: stdout through pino's destination (sonic-boom, synchronous, as
    * pino's own default), with the lines of one event-loop turn written together: a busy server
-   * makes one write per few dozen lines instead of one per line, a quiet one's line goes out in
-   * the turn it was logged. Call `flush()` before exit.
+   * makes one write per few dozen lines instead of one per line, a quiet one's line goes out at
+   * once (by the next event-loop turn). Call `flush()` before exit.
    */
   destination?: DestinationStream;
 }
