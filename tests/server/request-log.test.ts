@@ -1,5 +1,7 @@
 /** The structured request log: one JSON line per request, with its id, operation, status and duration, and no secret. */
+import { spawn } from 'node:child_process';
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRequestLog } from '../../packages/server/src/logging/request-log.js';
 import { ADMIN, expectStatus, startServer, stopServers } from '../support/leasehold-harness.js';
@@ -58,5 +60,19 @@ describe('request log', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(lines).toEqual([]);
     expect(createRequestLog({ level: 'silent', destination: stream }).observer).toBeUndefined();
+  });
+
+  it.each(['exit', 'throw'])('writes the lines of the turn a plain node process ends in (%s) to stdout', async (how) => {
+    const fixture = fileURLToPath(new URL('./fixtures/log-at-exit.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', fixture, how], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    expect(code).toBe(how === 'exit' ? 0 : 1);
+    const lines = stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { line: number; msg: string });
+    expect(lines.map((l) => [l.line, l.msg])).toEqual([
+      [1, 'before the end'],
+      [2, 'before the end'],
+    ]);
   });
 });

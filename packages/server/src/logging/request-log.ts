@@ -12,7 +12,7 @@ export interface RequestLogOptions {
    * Where lines go. Default: stdout through pino's destination (sonic-boom, synchronous, as
    * pino's own default), with the lines of one event-loop turn written together: a busy server
    * makes one write per few dozen lines instead of one per line, a quiet one's line goes out at
-   * once (by the next event-loop turn). Call `flush()` before exit.
+   * once (by the next event-loop turn), and what waits is written at exit.
    */
   destination?: DestinationStream;
 }
@@ -23,21 +23,24 @@ export interface RequestLog {
   readonly logger: Logger;
   /** The observer to give the server (`undefined` when the level logs no request). */
   readonly observer: RequestObserver | undefined;
-  /** Writes out what is buffered (before exit). */
+  /** Writes out what is buffered now (the default stdout destination also does at exit). */
   flush(): void;
 }
 
-/** Stdout through sonic-boom, one write per event-loop turn with that turn's lines. */
+/**
+ * Stdout through sonic-boom, one write per event-loop turn with that turn's lines. What waits
+ * is written when the process exits, however it ends while it can still run code (`process.exit`,
+ * an uncaught error).
+ */
 function stdoutByTurn(): { destination: DestinationStream; flush(): void } {
   const stdout = pino.destination({ dest: 1, sync: true });
   const turns = new TurnBatch<string>((lines) => stdout.write(lines.join('')));
-  return {
-    destination: { write: (line) => turns.add(line) },
-    flush: () => {
-      turns.flush();
-      stdout.flushSync();
-    },
+  const flush = () => {
+    turns.flush();
+    stdout.flushSync();
   };
+  process.once('exit', flush);
+  return { destination: { write: (line) => turns.add(line) }, flush };
 }
 
 /** A given destination, flushed with its `flushSync` when it has one. */

@@ -56,9 +56,8 @@ export async function main(argv: string[]): Promise<void> {
     if (error instanceof StoreOpenError) return fail(error.message, 1);
     throw error;
   }
+  // Lines wait at most a turn; the log writes out what waits when the process exits.
   const log = createRequestLog({ level: options.logLevel });
-  // The log is buffered: whatever way the process ends (a signal's drain, a crash), write out what waits.
-  process.once('exit', () => log.flush());
   const server = createLeaseholdServer({
     store,
     metrics,
@@ -86,12 +85,10 @@ export async function main(argv: string[]): Promise<void> {
       .then(
         () => {
           log.logger.info('stopped');
-          log.flush();
           process.exit(0);
         },
         (error: unknown) => {
           log.logger.error({ err: error }, 'shutdown failed');
-          log.flush();
           process.exit(1);
         },
       );
