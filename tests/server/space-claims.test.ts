@@ -206,6 +206,18 @@ describe('listing', () => {
     expect(all.body.data.map((row: { key: string }) => row.key)).toEqual([...keys].sort());
   });
 
+  it('with no query string at all, answers a page of the spec\'s default limit (50) and a cursor to the rest', async () => {
+    const h = await startServer();
+    const keys = Array.from({ length: 51 }, (_, i) => `many/${String(i).padStart(2, '0')}`);
+    for (const key of keys) await h.acquire(key);
+    const first = await h.call('listSpaceClaims', { path: { spaceId: SPACE } });
+    expectStatus(first, 200);
+    expect(first.body.data.map((row: { key: string }) => row.key)).toEqual(keys.slice(0, 50));
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    const rest = await h.call('listSpaceClaims', { path: { spaceId: SPACE }, query: { cursor: first.body.nextCursor } });
+    expect(rest.body).toMatchObject({ data: [expect.objectContaining({ key: 'many/50' })], nextCursor: null });
+  });
+
   it('reports waiters as queueDepth on the held row, not as rows', async () => {
     const h = await startServer();
     await h.acquire('k');
