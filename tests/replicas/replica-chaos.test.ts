@@ -31,7 +31,7 @@ describe('three server processes on one PostgreSQL behind nginx, killed and rest
       process.execPath,
       [
         '--import', 'tsx', 'demo/src/main.ts',
-        '--store', url, '--replicas', '3', '--kill-every', '1500ms',
+        '--store', url, '--replicas', '3', '--kill-every', '1000ms',
         '--workers', '3', '--tasks', '36', '--messages', '60', '--keys', '8',
         '--no-faults', '--timeout', '40',
       ],
