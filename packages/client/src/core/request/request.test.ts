@@ -13,6 +13,7 @@ import { request, type RequestConfig } from './request.js';
 import { RetryPolicy } from '../retry/retry-policy.js';
 import { hang, json, startTestHttpServer, type Responder, type TestHttpServer } from '../../internal/test-http-server.js';
 import { UndiciTransport } from '../transport/undici-transport.js';
+import type { Transport, TransportRequest } from '../transport/transport.js';
 
 const API_KEY = 'lh_test_admin_s3cr3t';
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -157,12 +158,18 @@ describe('request over node:http', () => {
   });
 
   it('per-attempt timeout → TimeoutError, retried with the same key', async () => {
-    const { server, config, sleeps } = await setup([hang], { timeoutMs: 50 });
-    const error = await request(config, { method: 'POST', path: '/v1/x', maxRetries: 1 }).catch((e: unknown) => e);
+    // A transport that never answers, recording what the client sends: counting what a server
+    // received would race the 50 ms timeout on a busy machine (the second attempt can time out
+    // before the server's handler runs).
+    const sent: TransportRequest[] = [];
+    const { config, sleeps } = await setup([], { timeoutMs: 50 });
+    const silent: Transport = { send: (req) => (sent.push(req), new Promise<never>(() => {})) };
+    const error = await request({ ...config, transport: silent }, { method: 'POST', path: '/v1/x', maxRetries: 1 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ scope: 'attempt', timeoutMs: 50 });
-    expect(server.seen).toHaveLength(2);
-    expect(server.seen[0]?.headers['idempotency-key']).toBe(server.seen[1]?.headers['idempotency-key']);
+    expect(sent).toHaveLength(2);
+    expect(sent[0]?.headers['Idempotency-Key'] ?? sent[0]?.headers['idempotency-key']).toBeDefined();
+    expect(sent[0]?.headers).toEqual(sent[1]?.headers);
     expect(sleeps).toHaveLength(1);
   });
 
@@ -314,19 +321,21 @@ describe('durable idempotency keys', () => {
     expect(await restarted.idempotencyStore.get('acquire-report-7')).toBe(res.idempotencyKey);
   });
 
+  // Only the timeout case has a short attempt timeout: a 30 ms one for every case timed out the
+  // 409 on a busy machine (the answer arrived after 30 ms) and kept the key.
   it.each([
-    ['400', json(400, { type: 'invalid_request_error', message: 'x' }), undefined],
-    ['409 claim_held', json(409, { type: 'conflict_error', code: 'claim_held', message: 'x' }), undefined],
-    ['410', json(410, { type: 'gone_error', code: 'stale_token', message: 'x' }), undefined],
-    ['429 (retryable)', json(429, { type: 'rate_limit_error', message: 'x' }, { 'retry-after': '1' }), 'kept'],
-    ['409 idempotency_in_flight (retryable)', json(409, { type: 'conflict_error', code: 'idempotency_in_flight', message: 'x' }), 'kept'],
-    ['500', json(500, { type: 'api_error', message: 'x' }), 'kept'],
-    ['timeout', hang, 'kept'],
-  ])('after %s the stored key is %s', async (_, responder, want) => {
+    ['400', 'cleared', json(400, { type: 'invalid_request_error', message: 'x' }), 60_000],
+    ['409 claim_held', 'cleared', json(409, { type: 'conflict_error', code: 'claim_held', message: 'x' }), 60_000],
+    ['410', 'cleared', json(410, { type: 'gone_error', code: 'stale_token', message: 'x' }), 60_000],
+    ['429 (retryable)', 'kept', json(429, { type: 'rate_limit_error', message: 'x' }, { 'retry-after': '1' }), 60_000],
+    ['409 idempotency_in_flight (retryable)', 'kept', json(409, { type: 'conflict_error', code: 'idempotency_in_flight', message: 'x' }), 60_000],
+    ['500', 'kept', json(500, { type: 'api_error', message: 'x' }), 60_000],
+    ['timeout', 'kept', hang, 30],
+  ] as const)('after %s the stored key is %s', async (_, want, responder, timeoutMs) => {
     const store = new MemoryIdempotencyStore();
-    const { config } = await setup([responder], { idempotencyStore: store, timeoutMs: 30 });
+    const { config } = await setup([responder], { idempotencyStore: store, timeoutMs });
     await expect(request(config, { method: 'POST', path: '/v1/x', operationId: 'op', maxRetries: 0 })).rejects.toBeDefined();
-    expect((await store.get('op')) === undefined ? undefined : 'kept').toBe(want);
+    expect((await store.get('op')) === undefined ? 'cleared' : 'kept').toBe(want);
   });
 
   it('an abort keeps the stored key', async () => {
