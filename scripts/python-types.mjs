@@ -142,6 +142,9 @@ function operationsModule(document) {
     '}\n\n' +
     'ERROR_STATUS_BY_CODE: dict[str, int] = {\n' +
     Object.entries(catalogue).map(([code, { status }]) => `    ${pyString(code)}: ${status},\n`).join('') +
+    '}\n\n' +
+    'ERROR_TYPE_BY_STATUS: dict[int, str] = {\n' +
+    Object.entries(document.components.schemas.ErrorType['x-type-by-status']).map(([status, type]) => `    ${status}: ${pyString(type)},\n`).join('') +
     '}\n'
   );
 }

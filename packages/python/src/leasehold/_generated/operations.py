@@ -471,3 +471,23 @@ ERROR_STATUS_BY_CODE: dict[str, int] = {
     "internal_error": 500,
     "service_unavailable": 503,
 }
+
+ERROR_TYPE_BY_STATUS: dict[int, str] = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    402: "payment_required_error",
+    403: "permission_error",
+    404: "not_found_error",
+    405: "invalid_request_error",
+    409: "conflict_error",
+    410: "gone_error",
+    412: "precondition_error",
+    413: "invalid_request_error",
+    415: "invalid_request_error",
+    422: "invalid_request_error",
+    428: "invalid_request_error",
+    429: "rate_limit_error",
+    431: "invalid_request_error",
+    500: "api_error",
+    503: "unavailable_error",
+}

@@ -1,0 +1,57 @@
+"""The reference server's test controls (``/_control``, served with ``--control``): the manual
+clock, injected faults, taking a lease away."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from .._base_client import AsyncAPIClient, SyncAPIClient
+from .._generated.types import ControlClock, ControlResult, Fault, FaultRule
+
+
+class Control:
+    """Blocking test controls."""
+
+    def __init__(self, api: SyncAPIClient) -> None:
+        self._api = api
+
+    def clock(self) -> ControlClock:
+        """The server's clock."""
+        return cast(ControlClock, self._api.request("getControlClock").data)
+
+    def advance(self, seconds: float) -> ControlClock:
+        """Moves the manual clock forward by ``seconds``."""
+        body: dict[str, Any] = {"ms": round(seconds * 1000)}
+        return cast(ControlClock, self._api.request("advanceControlClock", body=body).data)
+
+    def inject_fault(self, rule: FaultRule) -> Fault:
+        """Makes matching requests fail (status, latency, dropped answers), ``times`` times."""
+        return cast(Fault, self._api.request("injectControlFault", body=rule).data)
+
+    def clear_faults(self) -> ControlResult:
+        """Removes every injected fault."""
+        return cast(ControlResult, self._api.request("clearControlFaults").data)
+
+    def lose_lease(self, claim_id: str) -> ControlResult:
+        """Takes a lease away (its holder's next heartbeat reports it lost)."""
+        return cast(ControlResult, self._api.request("loseControlLease", path={"claimId": claim_id}).data)
+
+
+class AsyncControl:
+    """Asyncio test controls."""
+
+    def __init__(self, api: AsyncAPIClient) -> None:
+        self._api = api
+
+    async def advance(self, seconds: float) -> ControlClock:
+        """Moves the manual clock forward by ``seconds``."""
+        body: dict[str, Any] = {"ms": round(seconds * 1000)}
+        return cast(ControlClock, (await self._api.request("advanceControlClock", body=body)).data)
+
+    async def inject_fault(self, rule: FaultRule) -> Fault:
+        """Makes matching requests fail."""
+        return cast(Fault, (await self._api.request("injectControlFault", body=rule)).data)
+
+    async def lose_lease(self, claim_id: str) -> ControlResult:
+        """Takes a lease away."""
+        return cast(ControlResult, (await self._api.request("loseControlLease", path={"claimId": claim_id})).data)
