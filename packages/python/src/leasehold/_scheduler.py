@@ -88,6 +88,7 @@ class SchedulerCore:
             lease.record(sent_at, duration, self.drift_margin, self.jitter)
             self.leases[lease.claim_id] = lease
             self.next_heartbeat_at = min(self.next_heartbeat_at, lease.renewal_due_at(self._factor()))
+            self.settled.notify_all()
 
     def unregister(self, lease: LeaseState) -> bool:
         """Stops renewing ``lease`` (no release, no loss); returns whether it was registered."""

@@ -53,7 +53,8 @@ class SpaceLease(SpaceLeaseBase):
         try:
             answer = self._lh._api.request("renewSpaceClaim", path=self._path(), body={"token": self._token, "leaseSeconds": self.lease_seconds})
         except LeaseholdError as error:
-            self._lose_if(error)
+            if self._lose_if(error):
+                raise LeaseLostError(self.lost_reason or "lost", self.claim_id, str(error)) from error
             raise
         self._lh._scheduler.register(self, float(cast(Claim, answer.data)["leaseSeconds"]), sent_at)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Optional, TypeVar, cast
 
-from .._exceptions import LeaseholdError
+from .._exceptions import LeaseholdError, LeaseLostError
 from .._generated.types import Task, TaskClaim, TaskClaimRelease, TaskList, TaskNote, TaskStatus
 from .._lease_errors import lease_lost_reason_of
 from .._lease_state import TASK_CLAIM_DURATION, LeaseState
@@ -36,6 +36,7 @@ class TaskLease(LeaseState):
         if reason is not None:
             self._lh._scheduler.unregister(self)
             self.lose(reason, str(error))
+            raise LeaseLostError(reason, self.claim_id, str(error)) from error
 
     def complete(self, result: Any = None, *, note: Optional[str] = None, operation_id: Optional[str] = None) -> Task:
         """Completes the task under this claim (the claim ends with it)."""
@@ -63,8 +64,9 @@ class TaskLease(LeaseState):
         try:
             answer = self._lh._api.request("releaseTaskClaim", path={"taskId": self.task_id}, body={"token": self._token}, headers=self._headers())
         except LeaseholdError as error:
-            if lease_lost_reason_of(error) is not None:
-                self._lose_if(error)
+            reason = lease_lost_reason_of(error)
+            if reason is not None:
+                self.lose(reason, str(error))
                 return None
             raise
         finally:
