@@ -108,6 +108,10 @@ class ClaimHandle:
         if not token:
             raise LeaseholdError(f"The acquire of {self.key} answered no lease token.")
         lease = SpaceLease(lh, claim, token)
+        store = lh._api.idempotency_store
+        if operation_id is not None and store is not None:
+            # The acquire's key is the lease's: once the lease ends, the same id means a new lease.
+            lease.on_lost(lambda _error: store.delete(operation_id))
         lh._scheduler.register(lease, float(claim["leaseSeconds"]), sent_at)
         return lease
 
