@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from conftest import Harness, wait_event
-from leasehold import ConflictError, LeaseLostError, NotFoundError
+from leasehold import ConflictError, LeaseLostError, NotFoundError, SpaceLease
 
 
 def test_acquire_holds_the_key_and_release_frees_it(h: Harness) -> None:
@@ -26,7 +26,11 @@ def test_acquire_holds_the_key_and_release_frees_it(h: Harness) -> None:
 
 def test_run_renews_releases_and_returns_the_value(h: Harness) -> None:
     seen: list[int] = []
-    result = h.run().claim("k").run(lambda lease: seen.append(lease.fence or 0) or "done")
+    def work(lease: SpaceLease) -> str:
+        seen.append(lease.fence or 0)
+        return "done"
+
+    result = h.run().claim("k").run(work)
     assert result == "done" and seen and seen[0] > 0
     assert h.lh.renewal.core.leases == {}
 

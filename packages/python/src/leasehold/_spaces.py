@@ -111,7 +111,8 @@ class ClaimHandle:
         store = lh._api.idempotency_store
         if operation_id is not None and store is not None:
             # The acquire's key is the lease's: once the lease ends, the same id means a new lease.
-            lease.on_lost(lambda _error: store.delete(operation_id))
+            forget, op = store.delete, operation_id
+            lease.on_lost(lambda _error: forget(op))
         lh._scheduler.register(lease, float(claim["leaseSeconds"]), sent_at)
         return lease
 
