@@ -22,11 +22,15 @@ API_KEY = "lh_test_admin"
 
 
 def server_command() -> list[str]:
-    """The built CLI when there is one (fast to start), else the source through tsx."""
-    built = ROOT / "packages/server/dist/cli.js"
+    """The CLI from source through tsx, as ``pnpm start`` runs it (``LEASEHOLD_PY_SERVER=dist``: the
+    built ``packages/server/dist/cli.js``, faster to start). ``LEASEHOLD_PY_STORE`` is passed as
+    ``--store`` (a PostgreSQL URL, or a directory for PGlite)."""
     args = ["--port", "0", "--clock", "manual", "--control"]
-    if built.exists() and os.environ.get("LEASEHOLD_PY_FROM_SOURCE") != "1":
-        return ["node", str(built), *args]
+    store = os.environ.get("LEASEHOLD_PY_STORE")
+    if store:
+        args += ["--store", store]
+    if os.environ.get("LEASEHOLD_PY_SERVER") == "dist":
+        return ["node", str(ROOT / "packages/server/dist/cli.js"), *args]
     return ["node", "--import", "tsx", "packages/server/src/cli.ts", *args]
 
 
