@@ -14,6 +14,7 @@ from .._exceptions import LeaseholdError
 from .._generated.types import Message, Queue, Spool as WireSpool
 from .._lease_errors import lease_lost_reason_of
 from .._lease_state import LeaseState
+from .._retry import is_retryable_error
 
 if TYPE_CHECKING:
     from .._client import Leasehold
@@ -129,7 +130,9 @@ class SpoolQueue:
         while not stop.is_set() and (max_messages is None or handled < max_messages):
             try:
                 message = self.receive()
-            except LeaseholdError:
+            except LeaseholdError as error:
+                if not is_retryable_error(error):
+                    raise  # a missing queue or a bad key never heals by polling
                 stop.wait(poll_interval)
                 continue
             if message is None:
