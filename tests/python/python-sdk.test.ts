@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
+import { cliStoreArgs, TEST_STORE } from '../support/test-store.js';
 
 const PACKAGE = fileURLToPath(new URL('../../packages/python', import.meta.url));
 /** Debian's interpreter (the one with python3-httpx); a pyenv `python3` first on PATH lacks it. */
@@ -19,6 +20,11 @@ const scratch = mkdtempSync(join(tmpdir(), 'leasehold-python-'));
 const MYPY_CACHE = fileURLToPath(new URL('../../tmp/mypy-cache', import.meta.url));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
+/**
+ * The Python SDK's checks. pytest runs on every store project this file is in (memory, and
+ * postgres: its server gets `--store` with a fresh database through LEASEHOLD_PY_STORE); mypy
+ * does not depend on the store, so it runs with the memory project only.
+ */
 /** Runs `python3 args` in packages/python; resolves with the exit code and everything it printed. */
 function python(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
@@ -36,13 +42,19 @@ function python(args: string[], env: Record<string, string> = {}): Promise<{ cod
 }
 
 describe.concurrent('the Python SDK (packages/python)', () => {
-  test('pytest: every suite passes against the reference server', { timeout: 240_000 }, async () => {
-    const { code, output } = await python(['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--basetemp', join(scratch, 'pytest')]);
-    expect(output).toMatch(/\d+ passed/);
-    expect(code, output).toBe(0);
+  test(`pytest: every suite passes against the reference server (${TEST_STORE} store)`, { timeout: 240_000 }, async () => {
+    const store = await cliStoreArgs();
+    try {
+      const env = store.args[1] === undefined ? {} : { LEASEHOLD_PY_STORE: store.args[1] };
+      const { code, output } = await python(['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--basetemp', join(scratch, 'pytest')], env);
+      expect(output).toMatch(/\d+ passed/);
+      expect(code, output).toBe(0);
+    } finally {
+      await store.dispose();
+    }
   });
 
-  test('mypy --strict is clean on the package and its tests', { timeout: 240_000 }, async () => {
+  if (TEST_STORE === 'memory') test('mypy --strict is clean on the package and its tests', { timeout: 240_000 }, async () => {
     const { code, output } = await python(['-m', 'mypy', '--strict', '--cache-dir', MYPY_CACHE, 'src', 'tests']);
     expect(output).toMatch(/^Success: no issues found/m);
     expect(code, output).toBe(0);

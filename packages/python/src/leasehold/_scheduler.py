@@ -114,8 +114,10 @@ class SchedulerCore:
             if self.leases and not self.in_flight and not self.closed and now >= self.next_heartbeat_at:
                 ids = list(self.leases)
                 chunks = [ids[i:i + MAX_CLAIM_IDS_PER_HEARTBEAT] for i in range(0, len(ids), MAX_CLAIM_IDS_PER_HEARTBEAT)]
-                cadence = self.cadence()
-                plan = HeartbeatPlan(chunks, now, max(1.0, cadence))
+                # Given up after a cadence, and never past the earliest deadline: the thread is
+                # blocked while it waits, and deadlines must still be noticed on time.
+                earliest = min(lease.deadline for lease in self.leases.values())
+                plan = HeartbeatPlan(chunks, now, max(0.5, min(max(1.0, self.cadence()), earliest - now)))
                 self.in_flight = True
                 self.next_heartbeat_at = math.inf
                 self.stats.heartbeats += 1
