@@ -45,7 +45,7 @@ describe.concurrent('the Python SDK (packages/python)', () => {
   test(`pytest: every suite passes against the reference server (${TEST_STORE} store)`, { timeout: 240_000 }, async () => {
     const store = await cliStoreArgs();
     try {
-      const env = store.args[1] === undefined ? {} : { LEASEHOLD_PY_STORE: store.args[1] };
+      const env: Record<string, string> = store.args[1] === undefined ? {} : { LEASEHOLD_PY_STORE: store.args[1] };
       const { code, output } = await python(['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '--basetemp', join(scratch, 'pytest')], env);
       expect(output).toMatch(/\d+ passed/);
       expect(code, output).toBe(0);

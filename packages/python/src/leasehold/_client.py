@@ -20,6 +20,7 @@ from ._scheduler import AsyncRenewalScheduler, RenewalScheduler, SchedulerCore
 from ._async_spaces import AsyncSpace
 from ._spaces import Space
 from .resources.control import AsyncControl, Control
+from .resources.observe import Observe
 from .resources.spools import Spool
 from .resources.tasks import Tasks
 
@@ -68,6 +69,8 @@ class Leasehold:
         """Tasks: create, get, list, claim, work."""
         self.control = Control(self._api)
         """The reference server's test controls (``--control``)."""
+        self.observe = Observe(self._api)
+        """The read side: spaces, claims, activity, queue stats, events, sessions."""
 
     @property
     def api(self) -> SyncAPIClient:

@@ -6,7 +6,16 @@ from __future__ import annotations
 from typing import Any, cast
 
 from .._base_client import AsyncAPIClient, SyncAPIClient
-from .._generated.types import ControlClock, ControlResult, Fault, FaultRule
+from .._generated.types import (
+    ControlClock,
+    ControlDiscardRequest,
+    ControlResult,
+    ControlScopeCancelRequest,
+    Fault,
+    FaultRule,
+    UpdateAccountRequest,
+    UpdateCredentialRequest,
+)
 
 
 class Control:
@@ -35,6 +44,26 @@ class Control:
     def lose_lease(self, claim_id: str) -> ControlResult:
         """Takes a lease away (its holder's next heartbeat reports it lost)."""
         return cast(ControlResult, self._api.request("loseControlLease", path={"claimId": claim_id}).data)
+
+    def cancel_scope(self, request: ControlScopeCancelRequest) -> ControlResult:
+        """Cancels a run as an operator would."""
+        return cast(ControlResult, self._api.request("cancelControlScope", body=request).data)
+
+    def discard_message(self, request: ControlDiscardRequest) -> ControlResult:
+        """Discards a message by handle."""
+        return cast(ControlResult, self._api.request("discardControlMessage", body=request).data)
+
+    def primary_change(self) -> ControlResult:
+        """Simulates a failover (spool leases become stale)."""
+        return cast(ControlResult, self._api.request("simulatePrimaryChange").data)
+
+    def update_account(self, account_id: str, request: UpdateAccountRequest) -> ControlResult:
+        """Suspends or resumes an account."""
+        return cast(ControlResult, self._api.request("updateControlAccount", path={"accountId": account_id}, body=request).data)
+
+    def update_credential(self, request: UpdateCredentialRequest) -> ControlResult:
+        """Blocks, expires or rate-limits an API key."""
+        return cast(ControlResult, self._api.request("updateControlCredential", body=request).data)
 
 
 class AsyncControl:

@@ -48,6 +48,26 @@ class SpoolMessage(LeaseState):
             raise
         self.lose("released")
 
+    def renew(self) -> None:
+        """Renews the message's lease now (the batch heartbeat does it anyway)."""
+        self.raise_if_lost()
+        sent_at = self._lh._clock()
+        try:
+            self._lh._api.request("renewSpoolLease", path={"spool": self.message["spool"]}, headers={"Spooler-Lease": self._token})
+        except LeaseholdError as error:
+            reason = lease_lost_reason_of(error)
+            if reason is not None:
+                self._lh._scheduler.unregister(self)
+                self.lose(reason, str(error))
+            raise
+        self._lh._track(self, self.duration_for(0), sent_at)
+
+    def discard(self) -> None:
+        """Deletes the message by its handle without settling the lease (its lease ends: ``lost``)."""
+        self._lh._scheduler.unregister(self)
+        self._lh._api.request("discardMessage", path={"spool": self.message["spool"], "handle": self.message["handle"]})
+        self.lose("released")
+
     def ack(self) -> None:
         """Deletes the message: it was handled."""
         self._settle("ackMessage")

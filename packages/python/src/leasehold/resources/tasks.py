@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Optional, TypeVar, cast
 
 from .._exceptions import LeaseholdError, LeaseLostError
-from .._generated.types import Task, TaskClaim, TaskClaimRelease, TaskList, TaskNote, TaskStatus
+from .._generated.types import Task, TaskClaim, TaskClaimRelease, TaskList, TaskNote, TaskStatus, UpdateTaskRequest
 from .._lease_errors import lease_lost_reason_of
 from .._lease_state import TASK_CLAIM_DURATION, LeaseState
 
@@ -37,6 +37,18 @@ class TaskLease(LeaseState):
             self._lh._scheduler.unregister(self)
             self.lose(reason, str(error))
             raise LeaseLostError(reason, self.claim_id, str(error)) from error
+
+    def renew(self) -> None:
+        """Renews now (the batch heartbeat does it anyway); raises LeaseLostError when it is gone."""
+        self.raise_if_lost()
+        sent_at = self._lh._clock()
+        try:
+            answer = self._lh._api.request("renewTaskClaim", path={"taskId": self.task_id}, body={"token": self._token}, headers=self._headers())
+        except LeaseholdError as error:
+            self._lose_if(error)
+            raise
+        self.etag = answer.headers.get("etag", self.etag)
+        self._lh._track(self, TASK_CLAIM_DURATION, sent_at)
 
     def complete(self, result: Any = None, *, note: Optional[str] = None, operation_id: Optional[str] = None) -> Task:
         """Completes the task under this claim (the claim ends with it)."""
@@ -107,6 +119,14 @@ class Tasks:
             cursor = page["nextCursor"]
             if cursor is None:
                 return
+
+    def update(self, task_id: int, changes: UpdateTaskRequest, *, etag: Optional[str] = None, claim: Optional[TaskLease] = None) -> Task:
+        """Changes status, title or description (reads the ETag first when none is given; under a
+        claim, its token goes as ``X-Task-Claim``)."""
+        if etag is None:
+            etag = claim.etag if claim is not None else self.get(task_id)[1]
+        headers: dict[str, Optional[str]] = {"If-Match": etag, "X-Task-Claim": claim._token if claim is not None else None}
+        return cast(Task, self._lh._api.request("updateTask", path={"taskId": task_id}, body=changes, headers=headers).data)
 
     def add_note(self, task_id: int, text: str, *, etag: Optional[str] = None) -> TaskNote:
         """Adds a note (reads the ETag first when none is given)."""
