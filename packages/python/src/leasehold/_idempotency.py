@@ -131,13 +131,19 @@ class FileIdempotencyStore:
                 return existing[0]
             temp = self._write_temp(operation_id, candidate, ttl)
             try:
-                if existing is None and not os.path.exists(path):
+                if existing is None:
                     try:
-                        os.link(temp, path)
+                        os.link(temp, path)  # never replaces: of racing writers exactly one wins
+                        self._sync_dir()
+                        return candidate
                     except FileExistsError:
-                        continue  # another writer won: adopt its key on the next round
-                else:
-                    os.replace(temp, path)  # an expired or corrupt entry: replace it whole
+                        winner = self._read(path)
+                        if winner is not None:
+                            continue  # live: adopt it next round; expired: replace it next round
+                # An expired entry (or a corrupt one: a complete file that does not parse) is
+                # replaced whole. Two writers replacing the same stale entry at once can still
+                # disagree (the TypeScript store arbitrates that with a successor marker).
+                os.replace(temp, path)
                 self._sync_dir()
                 return candidate
             finally:
