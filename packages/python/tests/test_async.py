@@ -9,7 +9,8 @@ import uuid
 import httpx
 
 from conftest import API_KEY, FakeClock, Recorder, Server
-from leasehold import AsyncLeasehold, Leasehold
+from leasehold import AsyncLeasehold, DeadLetter, Leasehold
+from leasehold.resources.async_work import AsyncSpoolMessage, AsyncTaskLease
 
 
 def test_async_acquire_renew_and_release(server: Server) -> None:
@@ -43,5 +44,41 @@ def test_async_acquire_renew_and_release(server: Server) -> None:
             assert isinstance(value, int)
         assert all(lease.lost.is_set() for lease in leases)  # closing released the rest
         control.close()
+
+    asyncio.run(main())
+
+
+def test_async_tasks_and_consume(server: Server) -> None:
+    async def main() -> None:
+        async with AsyncLeasehold(base_url=server.url, api_key=API_KEY) as lh:
+            task = await lh.tasks.create("async task")
+
+            async def work(lease: AsyncTaskLease) -> dict[str, int]:
+                return {"fence": lease.fence or 0}
+
+            assert (await lh.tasks.work(task["id"], work))["fence"] >= 1
+            assert (await lh.tasks.get(task["id"]))[0]["status"] == "Done"
+            assert task["id"] in [t["id"] async for t in lh.tasks.list(status="Done")]
+
+            spool = lh.spool("a" + uuid.uuid4().hex[:10])
+            await spool.create()
+            queue, dead = spool.queue("jobs"), spool.queue("dead")
+            await queue.put(lease_timeout=60)
+            await dead.put(lease_timeout=60)
+            await queue.send({"poison": True})
+            await queue.send({"fine": True})
+            seen: list[object] = []
+
+            async def handler(message: AsyncSpoolMessage) -> None:
+                if message.body.get("poison"):
+                    raise ValueError("cannot handle")
+                seen.append(message.body)
+
+            handled = await queue.consume(handler, max_messages=3, max_deliveries=2, dead_letter=DeadLetter(spool.name, "dead"),
+                                          backoff=lambda n: 0, poll_interval=0.01)
+            assert handled == 3 and seen == [{"fine": True}]
+            letter = await dead.receive()
+            assert letter is not None and letter.body == {"poison": True}
+            await letter.ack()
 
     asyncio.run(main())

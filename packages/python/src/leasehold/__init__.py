@@ -34,11 +34,14 @@ from ._idempotency import FileIdempotencyStore, IdempotencyStore, MemoryIdempote
 from ._retry import RetryPolicy
 from ._spaces import ClaimHandle, Run, Space, SpaceLease
 from ._version import __version__
+from ._async_spaces import AsyncClaimHandle, AsyncSpaceLease
+from .resources.async_work import AsyncSpoolMessage, AsyncSpoolQueue, AsyncTaskLease
 from .resources.spools import DeadLetter, SpoolMessage, SpoolQueue
 from .resources.tasks import TaskLease
 
 __all__ = [
-    "APIConnectionError", "APIError", "APIResponse", "APITimeoutError", "AsyncLeasehold", "AuthenticationError",
+    "APIConnectionError", "APIError", "APIResponse", "APITimeoutError", "AsyncClaimHandle", "AsyncLeasehold",
+    "AsyncSpaceLease", "AsyncSpoolMessage", "AsyncSpoolQueue", "AsyncTaskLease", "AuthenticationError",
     "BadRequestError", "ClaimHandle", "ClientClosedError", "ConflictError", "DeadLetter", "ErrorDetail",
     "FileIdempotencyStore", "GoneError", "IdempotencyStore", "InternalServerError", "InvalidArgumentError",
     "Leasehold", "LeaseholdError", "LeaseLostError", "LeaseLostReason", "MemoryIdempotencyStore", "NotFoundError",

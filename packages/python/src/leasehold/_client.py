@@ -19,6 +19,7 @@ from ._retry import RetryPolicy
 from ._scheduler import AsyncRenewalScheduler, RenewalScheduler, SchedulerCore
 from ._async_spaces import AsyncSpace
 from ._spaces import Space
+from .resources.async_work import AsyncSpool, AsyncTasks
 from .resources.control import AsyncControl, Control
 from .resources.observe import Observe
 from .resources.spools import Spool
@@ -149,6 +150,8 @@ class AsyncLeasehold:
         core = SchedulerCore(ttl=heartbeat_ttl, holder_session=self.session, clock=clock)
         self._scheduler = AsyncRenewalScheduler(core, self._send_heartbeat)
         self.control = AsyncControl(self._api)
+        self.tasks = AsyncTasks(self)
+        """Tasks: create, get, list, claim, work (awaitable)."""
 
     @property
     def api(self) -> AsyncAPIClient:
@@ -162,6 +165,10 @@ class AsyncLeasehold:
 
     async def _send_heartbeat(self, body: dict[str, Any], timeout: float) -> list[dict[str, Any]]:
         return _results(await self._api.request("heartbeatClaims", body=body, max_retries=0, timeout=timeout))
+
+    def spool(self, name: str) -> AsyncSpool:
+        """A spool of queues (awaitable handles)."""
+        return AsyncSpool(self, name)
 
     def space(self, space_id: str) -> AsyncSpace:
         """A space of keys (async handles): ``await lh.space(id).run(scope, holder=...).claim(key).acquire()``."""

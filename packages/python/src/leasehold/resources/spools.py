@@ -85,6 +85,11 @@ class DeadLetter:
     queue: str
 
 
+def dead_letter_key(spool: str, queue: str, message_id: str) -> str:
+    """The Idempotency-Key of a message's dead-letter send: one per source message, so a repeat replays."""
+    return "dl_" + hashlib.sha256(f"{spool}/{queue}/{message_id}".encode()).hexdigest()[:40]
+
+
 def default_backoff(delivery_count: int) -> int:
     """1 s after the first failed delivery, doubling, at most 300 s."""
     return int(min(300, 2 ** max(0, delivery_count - 1)))
@@ -181,7 +186,7 @@ class SpoolQueue:
             on_error(error, message)
         if max_deliveries is not None and message.delivery_count >= max_deliveries:
             if dead_letter is not None:
-                key = "dl_" + hashlib.sha256(f"{self.spool}/{self.name}/{message.message['id']}".encode()).hexdigest()[:40]
+                key = dead_letter_key(self.spool, self.name, message.message["id"])
                 SpoolQueue(self._lh, dead_letter.spool, dead_letter.queue).send(message.body, idempotency_key=key)
             message.ack()
             return
