@@ -63,7 +63,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'postgres', include: STORE_SUITES, exclude: [...EXCLUDE, ...NOT_ON_STORES], env: { LEASEHOLD_TEST_STORE: 'postgres' } },
+        test: { name: 'postgres', include: [...STORE_SUITES, 'tests/python/**/*.test.ts'], exclude: [...EXCLUDE, ...NOT_ON_STORES], env: { LEASEHOLD_TEST_STORE: 'postgres' } },
       },
       {
         extends: true,

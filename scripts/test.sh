@@ -9,6 +9,7 @@ bash scripts/install-chromium.sh
 bash scripts/install-postgres.sh
 bash scripts/install-nginx.sh
 bash scripts/install-seed-tools.sh
+bash scripts/install-python-tools.sh
 pnpm run check
 if [ -f tmp/vitest-results.json ]; then
   node -e 'const r = require("./tmp/vitest-results.json"); console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed`)'
