@@ -45,6 +45,19 @@ describe('parameters as literals (PGlite)', () => {
     expect(rows[0]).toEqual({ b: new Uint8Array(bytes), i: 1_796_141_028_934, f: 0.25, t: true, f2: false, z: null });
   });
 
+  it('a literal means the same whatever standard_conforming_strings says (the scripts sent with BEGIN and COMMIT use it too)', async () => {
+    const bytes = Buffer.from([0x5c, 0x27, 0, 0xff]);
+    const select = `SELECT ARRAY[${HOSTILE.map((text) => `${sqlLiteral(text)}::text`).join(', ')}] AS t, ${sqlLiteral(bytes)}::bytea AS b, ${sqlLiteral([...HOSTILE, null])}::text[] AS a`;
+    for (const setting of ['off', 'on']) {
+      const { tx } = await driver.begin(`SET LOCAL standard_conforming_strings = ${setting}`);
+      const { rows } = await tx.query<{ t: string[]; b: Uint8Array; a: (string | null)[] }>(select);
+      await tx.rollback();
+      expect(rows[0], setting).toEqual({ t: HOSTILE, b: new Uint8Array(bytes), a: [...HOSTILE, null] });
+    }
+    expect(sqlLiteral("it's")).toBe("'it''s'");
+    expect(sqlLiteral('a\\b')).toBe("E'a\\\\b'");
+  });
+
   it('a statement the database cannot prepare still runs, inlined', async () => {
     const { rows } = await driver.query<{ v: string }>('SELECT $1 AS v', ["o'k"]);
     expect(rows[0]?.v).toBe("o'k");
