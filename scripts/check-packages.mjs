@@ -30,7 +30,7 @@ import { ROOT, packPackages } from './pack-packages.mjs';
 /** What each package may depend on at runtime: exactly these, no more. */
 const EXPECTED = {
   '@leasehold/client': { dependencies: ['undici'], peerDependencies: ['@opentelemetry/api'] },
-  '@leasehold/server': { dependencies: ['@electric-sql/pglite', '@noble/hashes', 'kysely', 'pg', 'pino', 'prom-client', 'sorted-btree', 'zod'], peerDependencies: [], bin: { 'leasehold-server': 'dist/cli.js' } },
+  '@leasehold/server': { dependencies: ['@electric-sql/pglite', '@noble/hashes', 'pg', 'pino', 'prom-client', 'sorted-btree', 'zod'], peerDependencies: [], bin: { 'leasehold-server': 'dist/cli.js' } },
   '@leasehold/msw': { dependencies: ['@leasehold/server'], peerDependencies: ['msw', 'undici'] },
 };
 const DEPENDENCY_FIELDS = ['dependencies', 'peerDependencies', 'optionalDependencies', 'devDependencies'];

@@ -2,11 +2,13 @@
 // Regenerates every build output of the spec: the bundled document; into @leasehold/protocol (the
 // one owner of the wire rules client, server and msw share) the TypeScript types, the operation
 // metadata and the error-code catalogue; the server's embedded document and zod validators; the
-// console page (packages/console bundled by scripts/console.mjs).
+// console page (packages/console bundled by scripts/console.mjs); from the SQL store's migration
+// files the module the server embeds and each SQL function's current definition
+// (scripts/sql-migrations.mjs, which also checks the migrations' rules).
 // With --check, generates into a scratch directory and fails when anything differs from what is
 // committed.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +16,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { createClient } from '@hey-api/openapi-ts';
 import { buildConsolePage } from './console.mjs';
 import { pythonOutputs } from './python-types.mjs';
+import { FUNCTIONS_DIR, migrationOutputs } from './sql-migrations.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const check = process.argv.includes('--check');
@@ -188,12 +191,24 @@ const outputs = {
     '/** The console page (`/console`): one HTML document, its script and styles inline. */\n' +
     `export const consoleHtml = ${JSON.stringify(await buildConsolePage())};\n`,
   ...pythonOutputs(bundled),
+  ...migrationOutputs(root),
 };
 
 /** Outputs that moved into @leasehold/protocol: a copy left behind is stale. */
 const obsolete = ['packages/server/src/generated/openapi.ts', 'packages/server/src/generated/error-codes.ts', 'packages/msw/src/generated/openapi.ts', 'packages/client/src/generated/openapi.ts'];
 
 let stale = [];
+// A function file whose function no migration defines any more (dropped, renamed) is stale.
+const functionsDir = join(root, FUNCTIONS_DIR);
+for (const file of existsSync(functionsDir) ? readdirSync(functionsDir) : []) {
+  const path = `${FUNCTIONS_DIR}/${file}`;
+  if (outputs[path] !== undefined) continue;
+  if (check) stale.push(`${path} (no migration defines it: delete it)`);
+  else {
+    rmSync(join(root, path));
+    console.log(`removed ${path}`);
+  }
+}
 for (const file of obsolete) {
   const target = join(root, file);
   if (!existsSync(target)) continue;

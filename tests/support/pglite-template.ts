@@ -34,6 +34,8 @@ END $$;`;
 function templateFile(): string {
   const hash = createHash('sha256');
   for (const name of readdirSync(MIGRATIONS).sort()) hash.update(name).update(readFileSync(join(MIGRATIONS, name)));
+  // The migrator writes the history table: a change to it is a new template too.
+  hash.update(readFileSync(join(MIGRATIONS, '..', 'migrate.ts')));
   return join(tmpdir(), `leasehold-pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
 }
 

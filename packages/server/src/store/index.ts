@@ -36,5 +36,6 @@ export { createPgDriver, type PgDriverOptions } from './sql/drivers/pg-driver.js
 export { createPgliteDriver, openPglite, type PgliteDriverOptions } from './sql/drivers/pglite-driver.js';
 /** Migrations. */
 export { knownMigrations, migrate, type MigrationReport } from './sql/migrate.js';
+export { SchemaIncompatibleError, type MigrationDefinition } from './sql/schema-compat.js';
 /** Opening a store from a `--store` value. */
 export { migrateStore, openStore, parseStoreTarget, redact, type OpenStoreOptions, type StoreTarget } from './open-store.js';

@@ -1,109 +1,110 @@
-import {
-  Kysely,
-  Migrator,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  type CompiledQuery,
-  type DatabaseConnection,
-  type Dialect,
-  type Driver,
-  type MigrationResultSet,
-  type QueryResult,
-} from 'kysely';
-import type { SqlConnection, SqlDriver } from './driver.js';
-import { migrations } from './migrations/index.js';
+import { sqlMigrations } from '../../generated/sql-migrations.js';
+import type { SqlDriver, SqlSession } from './driver.js';
+import { judgeSchema, SchemaIncompatibleError, withCompatibility, type AppliedMigration, type MigrationDefinition } from './schema-compat.js';
 
-/** The schema every table of the store lives in (the migrator's own tables too). */
+/** The schema every table of the store lives in (the migrator's own table too). */
 export const STORE_SCHEMA = 'leasehold';
 
-/** Kysely's connection, over one dedicated connection of the store's driver. */
-class StoreConnection implements DatabaseConnection {
-  constructor(readonly connection: SqlConnection) {}
+/**
+ * The advisory lock migrators take: the key Kysely's migrator took on PostgreSQL, so a build of
+ * before this migrator and one of after, starting side by side in a rolling upgrade, still
+ * migrate one at a time.
+ */
+const MIGRATION_LOCK = '3853314791062309107';
 
-  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await this.connection.query<R>(compiled.sql, compiled.parameters);
-    return { rows: result.rows, numAffectedRows: BigInt(result.rowCount) };
-  }
-
-  // eslint-disable-next-line require-yield
-  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
-    throw new Error('The store does not stream queries');
-  }
-}
-
-/** Kysely's driver over the store's `SqlDriver` (which the store owns and closes). */
-class StoreKyselyDriver implements Driver {
-  constructor(private readonly driver: SqlDriver) {}
-  async init(): Promise<void> {}
-  async acquireConnection(): Promise<DatabaseConnection> {
-    return new StoreConnection(await this.driver.connect());
-  }
-  async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await (connection as StoreConnection).connection.query('BEGIN');
-  }
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await (connection as StoreConnection).connection.query('COMMIT');
-  }
-  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await (connection as StoreConnection).connection.query('ROLLBACK');
-  }
-  async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    (connection as StoreConnection).connection.release();
-  }
-  async destroy(): Promise<void> {}
-}
-
-/** A Kysely dialect for PostgreSQL and PGlite alike, through the store's driver interface. */
-function storeDialect(driver: SqlDriver): Dialect {
-  return {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new StoreKyselyDriver(driver),
-    createIntrospector: (db) => new PostgresIntrospector(db),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  };
-}
+/**
+ * The history table: the columns Kysely's migrator created (`name`, `timestamp`), so a database
+ * it migrated is read as it is, plus `kind` and `compatible_from` (see `schema-compat.ts`).
+ */
+const HISTORY = String.raw`
+CREATE SCHEMA IF NOT EXISTS leasehold;
+CREATE TABLE IF NOT EXISTS leasehold.schema_migrations (
+  name varchar(255) NOT NULL PRIMARY KEY,
+  timestamp varchar(255) NOT NULL
+)`;
+const HISTORY_COLUMNS = String.raw`
+ALTER TABLE leasehold.schema_migrations ADD COLUMN IF NOT EXISTS kind text, ADD COLUMN IF NOT EXISTS compatible_from text`;
 
 /** What `migrate` did. */
 export interface MigrationReport {
   /** Migrations applied now, in order. */
   readonly applied: string[];
-  /** Every migration the database has, after this run. */
+  /** Every migration the database has, after this run (newer ones of a later release included). */
   readonly current: string[];
 }
 
+/** Every migration this build knows, in order (embedded from `migrations/*.sql` by `pnpm gen`). */
+export const MIGRATIONS: readonly MigrationDefinition[] = sqlMigrations;
+
 /**
- * Bring the store's schema up to date with Kysely's `Migrator`: migrations are versioned
- * (`migrations/index.ts`, applied in name order, never edited once released), all pending ones
- * run in one transaction under a PostgreSQL advisory lock, so two processes migrating at once
- * never collide (the second waits, then finds nothing to do). Used at start and by
- * `leasehold-server migrate`.
+ * Bring the store's schema up to date: in ONE transaction, under a transaction-scoped advisory
+ * lock (two processes migrating at once: the second waits, then finds nothing to do), apply
+ * every migration this build knows that the database lacks, in order, recording each with its
+ * compatibility. Migrations a newer release applied are fine when they are compatible with this
+ * build (expand-only since its level); otherwise — or when the history does not fit this
+ * build's — it applies nothing and throws `SchemaIncompatibleError` saying which migration
+ * needs which build. Used at start and by `leasehold-server migrate`. `migrations` is for tests
+ * (a "newer build" with a fixture migration); the server always runs its own.
  * @example
- * await migrate(driver); // { applied: ['0001-initial'], current: ['0001-initial'] }
+ * await migrate(driver); // { applied: ['0001-initial', …], current: ['0001-initial', …] }
  */
-export async function migrate(driver: SqlDriver): Promise<MigrationReport> {
-  const db = new Kysely<unknown>({ dialect: storeDialect(driver) });
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => migrations },
-    migrationTableSchema: STORE_SCHEMA,
-    migrationTableName: 'schema_migrations',
-    migrationLockTableName: 'schema_migrations_lock',
+export async function migrate(driver: SqlDriver, migrations: readonly MigrationDefinition[] = MIGRATIONS): Promise<MigrationReport> {
+  return driver.transaction(async (tx) => {
+    await lockMigrations(tx);
+    await tx.query(HISTORY);
+    const { rows: columns } = await tx.query<{ column_name: string }>(
+      `SELECT column_name FROM information_schema.columns WHERE table_schema = 'leasehold' AND table_name = 'schema_migrations'`,
+    );
+    if (!columns.some((c) => c.column_name === 'compatible_from')) await tx.query(HISTORY_COLUMNS);
+    const levels = withCompatibility(migrations);
+    // Rows Kysely's migrator wrote carry no compatibility: this build knows theirs.
+    for (const { definition, compatibleFrom } of levels) {
+      await tx.query(`UPDATE leasehold.schema_migrations SET kind = $2, compatible_from = $3 WHERE name = $1 AND compatible_from IS NULL`, [
+        definition.name,
+        definition.kind,
+        compatibleFrom,
+      ]);
+    }
+    const { rows } = await tx.query<AppliedMigration>('SELECT name, kind, compatible_from FROM leasehold.schema_migrations ORDER BY name');
+    const verdict = judgeSchema(migrations, rows);
+    if (verdict.problem !== undefined) throw new SchemaIncompatibleError(verdict.problem);
+    const applied: string[] = [];
+    for (const { definition, compatibleFrom } of levels) {
+      if (!verdict.pending.includes(definition)) continue;
+      try {
+        await tx.query(definition.sql);
+      } catch (error) {
+        throw new Error(`Migration ${definition.name} failed: ${(error as Error).message}`, { cause: error });
+      }
+      await tx.query(`INSERT INTO leasehold.schema_migrations (name, timestamp, kind, compatible_from) VALUES ($1, $2, $3, $4)`, [
+        definition.name,
+        new Date().toISOString(),
+        definition.kind,
+        compatibleFrom,
+      ]);
+      applied.push(definition.name);
+    }
+    const current = [...rows.map((r) => r.name), ...applied].sort();
+    return { applied, current };
   });
-  const result: MigrationResultSet = await migrator.migrateToLatest();
-  if (result.error !== undefined) {
-    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName;
-    throw new Error(`Migration ${failed ?? ''} failed: ${String((result.error as Error).message ?? result.error)}`, {
-      cause: result.error,
-    });
-  }
-  const applied = (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-  const current = (await migrator.getMigrations()).filter((m) => m.executedAt !== undefined).map((m) => m.name);
-  await db.destroy();
-  return { applied, current };
 }
 
-/** The names of the migrations this build knows (the latest is what `/readyz` expects). */
+/**
+ * Take the migration lock for the rest of the transaction, waiting for another migrator as
+ * long as it takes (up to an hour, Kysely's bound) whatever the connection's `lock_timeout` and
+ * `statement_timeout`; the migrations themselves then run with the connection's timeouts.
+ */
+async function lockMigrations(tx: SqlSession): Promise<void> {
+  const { rows } = await tx.query<{ lock_timeout: string; statement_timeout: string }>(
+    `SELECT current_setting('lock_timeout') AS lock_timeout, current_setting('statement_timeout') AS statement_timeout`,
+  );
+  const saved = rows[0] as { lock_timeout: string; statement_timeout: string };
+  await tx.query(`SET LOCAL lock_timeout = '1h'; SET LOCAL statement_timeout = '1h'`);
+  await tx.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+  await tx.query(`SELECT set_config('lock_timeout', $1, true), set_config('statement_timeout', $2, true)`, [saved.lock_timeout, saved.statement_timeout]);
+}
+
+/** The names of the migrations this build knows (the latest is its schema level). */
 export function knownMigrations(): string[] {
-  return Object.keys(migrations).sort();
+  return MIGRATIONS.map((m) => m.name);
 }

@@ -2,6 +2,7 @@ import { EngineError, IDEMPOTENCY_TTL_MS } from '../../engine/index.js';
 import type { ExecuteResult, OperationOutcome, OperationRequest } from '../operations.js';
 import { openAnswer, sealAnswer } from './answer-seal.js';
 import type { SqlDriver, SqlResult, SqlSession, SqlTransaction } from './driver.js';
+import { sqlLiteral } from './drivers/sql-literals.js';
 import { asUnavailable } from './failures.js';
 import { one } from './sql-support.js';
 import type { SingleStatement } from './single-statement.js';
@@ -39,10 +40,10 @@ class UnitStopped extends Error {
   }
 }
 
-/** A bytea literal that needs no quoting rules. */
-const bytesLiteral = (bytes: Uint8Array) => `decode('${Buffer.from(bytes).toString('hex')}','hex')`;
-/** A text literal that needs no quoting rules. */
-const textLiteral = (text: string) => `convert_from(${bytesLiteral(Buffer.from(text, 'utf8'))},'UTF8')`;
+/** A bytea literal for the scripts sent with BEGIN and COMMIT (the store's one encoder, `drivers/sql-literals.ts`). */
+const bytesLiteral = (bytes: Uint8Array) => `${sqlLiteral(bytes)}::bytea`;
+/** A text literal, likewise. */
+const textLiteral = (text: string) => `${sqlLiteral(text)}::text`;
 
 /** A paramless read that may travel in BEGIN's message. */
 const INLINE_READ = /^\s*SELECT\b(?![\s\S]*\bFOR\s+(UPDATE|NO\s+KEY|SHARE|KEY)\b)/i;

@@ -1,16 +1,20 @@
 /**
- * Parameters as SQL literals, for the embedded driver: PGlite answers a simple-protocol `exec`
- * in a fraction of the time of an extended-protocol `query` with parameters (measured: ~90 µs
- * vs ~280 µs for a one-row UPDATE), so it sends `EXECUTE name(literal, …)` of a statement
- * prepared once. Every value becomes a quoted literal of unknown type — resolved by its context
- * exactly as an untyped parameter is — or NULL; `standard_conforming_strings` must be on (the
- * driver sets it), so a quote doubled is the only escape a string needs.
+ * The store's one SQL literal encoder: values as SQL literals, for the statements that cannot
+ * carry parameters — the embedded driver's `EXECUTE name(literal, …)` (PGlite answers a
+ * simple-protocol `exec` in a fraction of the time of an extended-protocol `query` with
+ * parameters: measured ~90 µs vs ~280 µs for a one-row UPDATE) and the scripts a unit of work
+ * sends along with BEGIN and COMMIT (`unit.ts`). Every value becomes a quoted literal of unknown
+ * type — resolved by its context exactly as an untyped parameter is; cast it where the context
+ * does not say (`${sqlLiteral(bytes)}::bytea` in a select list) — or NULL. A string without a
+ * backslash is `'…'` with quotes doubled; one with a backslash is an escape string `E'…'` with
+ * backslashes doubled too, so a literal means the same whatever `standard_conforming_strings` is.
  */
 
-/** A string as a quoted literal (`'it''s'`). */
+/** A string as a quoted literal (`'it''s'`, `E'back\\slash'`). */
 function quote(text: string): string {
   if (text.includes('\0')) throw new RangeError('A string sent to the database cannot contain NUL.');
-  return `'${text.replaceAll("'", "''")}'`;
+  const quoted = text.replaceAll("'", "''");
+  return text.includes('\\') ? `E'${quoted.replaceAll('\\', '\\\\')}'` : `'${quoted}'`;
 }
 
 /** One element of an array literal (`{…}`), double-quoted with backslash escapes. */

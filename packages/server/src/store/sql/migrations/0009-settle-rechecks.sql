@@ -1,15 +1,14 @@
-import { sql, type Migration } from 'kysely';
+-- kind: expand
+-- replaces: pass_on, settle_key
+--
+-- `settle_key` and `pass_on` end or grant a lease only on its row as it is once locked.
+-- The key row is the lock of a hand-over, but a renew or a heartbeat changes only the lease's
+-- row; an expiry decided on the `expires_at` a statement read before that renew committed would
+-- then end a lease its holder was just told it holds (and hand the key on). Each UPDATE now
+-- carries its condition (`status`, `expires_at <= now`), which PostgreSQL re-checks on the
+-- committed row it waited for: the renew wins, and a waiter whose wait a heartbeat extended is
+-- not lapsed. Otherwise the functions are those of 0001.
 
-/**
- * 0009: `settle_key` and `pass_on` end or grant a lease only on its row as it is once locked.
- * The key row is the lock of a hand-over, but a renew or a heartbeat changes only the lease's
- * row; an expiry decided on the `expires_at` a statement read before that renew committed would
- * then end a lease its holder was just told it holds (and hand the key on). Each UPDATE now
- * carries its condition (`status`, `expires_at <= now`), which PostgreSQL re-checks on the
- * committed row it waited for: the renew wins, and a waiter whose wait a heartbeat extended is
- * not lapsed. Otherwise the functions are those of 0001.
- */
-const DDL = String.raw`
 CREATE OR REPLACE FUNCTION leasehold.pass_on(p_key bigint, p_at bigint) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
   w record;
@@ -62,11 +61,3 @@ BEGIN
   RETURN v_holder;
 END
 $$;
-`;
-
-/** 0009: hand-over decided on locked rows (see the file summary). */
-export const settleRechecks: Migration = {
-  async up(db) {
-    await sql.raw(DDL).execute(db);
-  },
-};

@@ -1,14 +1,12 @@
-import { sql, type Migration } from 'kysely';
+-- kind: expand
+--
+-- acquire and release of a space claim as one function call each (`SingleStatement`s:
+-- see `unit.ts`), the statements they ran one by one now run inside the database in order.
+-- `acquire_space_claim` answers no outcome worth storing — its answer carries the token, which the
+-- database never sees — so with an Idempotency-Key it runs inside the unit's transaction and the
+-- sealed answer is stored with COMMIT; without one it is one statement. `release_space_claim`
+-- stores its result row as the record's outcome when it succeeds, as the renew does.
 
-/**
- * 0004: acquire and release of a space claim as one function call each (`SingleStatement`s:
- * see `unit.ts`), the statements they ran one by one now run inside the database in order.
- * `acquire_space_claim` answers no outcome worth storing — its answer carries the token, which the
- * database never sees — so with an Idempotency-Key it runs inside the unit's transaction and the
- * sealed answer is stored with COMMIT; without one it is one statement. `release_space_claim`
- * stores its result row as the record's outcome when it succeeds, as the renew does.
- */
-const DDL = String.raw`
 -- Acquire p_key for a new lease (p_claim, its token's digest p_token): refuse a cancelled run
 -- ('scope_cancelled'), lock and settle the key, refuse a held key unless p_wait ('claim_held'),
 -- else insert the lease (held, with a fence from the account's sequence, or queued) and point a
@@ -136,11 +134,3 @@ BEGIN
   RETURN QUERY SELECT 'ran'::text, NULL::bytea, v_outcome, false;
 END
 $$;
-`;
-
-/** 0004: the space-claim acquire and release as functions (see the file summary). */
-export const claimFunctions: Migration = {
-  async up(db) {
-    await sql.raw(DDL).execute(db);
-  },
-};

@@ -1,15 +1,13 @@
-import { sql, type Migration } from 'kysely';
+-- kind: contract
+--
+-- The first schema: clock, accounts (with a fence sequence each), keys, rate buckets, space
+-- claims, tasks, spools, one lease table for every kind, idempotency records, and the two
+-- functions that hand a key over (`pass_on`, `settle_key`). Times are epoch milliseconds
+-- (`bigint`) read from `now_ms()`: the database's `clock_timestamp()` plus the manual offset.
+-- JSON values the API hands back verbatim (details, observations, bodies, results) are kept as
+-- `text`, so they come back exactly as they went in (jsonb would reorder keys).
+-- See docs/storage.md for what each table and index is for.
 
-/**
- * The first schema: clock, accounts (with a fence sequence each), keys, rate buckets, space
- * claims, tasks, spools, one lease table for every kind, idempotency records, and the two
- * functions that hand a key over (`pass_on`, `settle_key`). Times are epoch milliseconds
- * (`bigint`) read from `now_ms()`: the database's `clock_timestamp()` plus the manual offset.
- * JSON values the API hands back verbatim (details, observations, bodies, results) are kept as
- * `text`, so they come back exactly as they went in (jsonb would reorder keys).
- * See docs/storage.md for what each table and index is for.
- */
-const DDL = String.raw`
 CREATE TABLE leasehold.clock (
   singleton   boolean PRIMARY KEY DEFAULT true CHECK (singleton),
   manual      boolean NOT NULL DEFAULT false,
@@ -295,11 +293,3 @@ BEGIN
   RETURN greatest(1, ceil((1 - b.tokens) / p_rate))::integer;
 END
 $$;
-`;
-
-/** 0001: the whole first schema (see the file summary). */
-export const initial: Migration = {
-  async up(db) {
-    await sql.raw(DDL).execute(db);
-  },
-};

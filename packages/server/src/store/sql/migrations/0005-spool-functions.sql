@@ -1,13 +1,11 @@
-import { sql, type Migration } from 'kysely';
+-- kind: expand
+--
+-- send, receive and ack of a spool message as one function call each (`SingleStatement`s:
+-- see `unit.ts`). Send and ack store their result row as the record's outcome when they succeed;
+-- receive's answer carries the lease token the database never sees (and receive takes no
+-- Idempotency-Key), so it is never stored. Each answers the spool and queue it found, so the
+-- caller refuses in the engine's order.
 
-/**
- * 0005: send, receive and ack of a spool message as one function call each (`SingleStatement`s:
- * see `unit.ts`). Send and ack store their result row as the record's outcome when they succeed;
- * receive's answer carries the lease token the database never sees (and receive takes no
- * Idempotency-Key), so it is never stored. Each answers the spool and queue it found, so the
- * caller refuses in the engine's order.
- */
-const DDL = String.raw`
 -- Send a message to p_queue of p_spool: 'no_spool', 'no_queue', or 'sent' with the message row.
 CREATE FUNCTION leasehold.send_message(
   p_account text, p_spool text, p_queue text, p_public text, p_handle text, p_body text, p_delay integer,
@@ -162,11 +160,3 @@ BEGIN
   END IF;
 END
 $$;
-`;
-
-/** 0005: send, receive and ack as functions (see the file summary). */
-export const spoolFunctions: Migration = {
-  async up(db) {
-    await sql.raw(DDL).execute(db);
-  },
-};

@@ -1,15 +1,13 @@
-import { sql, type Migration } from 'kysely';
+-- kind: expand
+--
+-- what the activity views read (docs/storage.md, "Activity"). `lease_events`: every grant,
+-- release, expiry and loss, written by a trigger on `leases` (so every path records them: the
+-- functions, the sweep, the controls), kept 10 minutes; a lease ends once (`end_lease_id` is
+-- unique), so an expiry the reads record before the row itself changes is never recorded twice.
+-- `queue_samples`: sends and removals per queue and 10-second bucket, written by a trigger on
+-- `messages` (discards counted by the discard itself). `session_heartbeats`: batch heartbeats per
+-- account, holder session and 10-second bucket. The sweep forgets all three after 10 minutes.
 
-/**
- * 0008: what the activity views read (docs/storage.md, "Activity"). `lease_events`: every grant,
- * release, expiry and loss, written by a trigger on `leases` (so every path records them: the
- * functions, the sweep, the controls), kept 10 minutes; a lease ends once (`end_lease_id` is
- * unique), so an expiry the reads record before the row itself changes is never recorded twice.
- * `queue_samples`: sends and removals per queue and 10-second bucket, written by a trigger on
- * `messages` (discards counted by the discard itself). `session_heartbeats`: batch heartbeats per
- * account, holder session and 10-second bucket. The sweep forgets all three after 10 minutes.
- */
-const DDL = String.raw`
 CREATE TABLE leasehold.lease_events (
   event_id       bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   account_id     text NOT NULL,
@@ -114,11 +112,3 @@ CREATE TABLE leasehold.session_heartbeats (
   PRIMARY KEY (account_id, holder_session, bucket)
 );
 CREATE INDEX session_heartbeats_bucket ON leasehold.session_heartbeats (bucket);
-`;
-
-/** 0008: lease events, queue samples and heartbeats per session (see the file summary). */
-export const activity: Migration = {
-  async up(db) {
-    await sql.raw(DDL).execute(db);
-  },
-};

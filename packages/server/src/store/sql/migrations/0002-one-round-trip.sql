@@ -1,16 +1,14 @@
-import { sql, type Migration } from 'kysely';
+-- kind: contract
+--
+-- one round trip for a renew. An idempotency record may hold the operation's result row
+-- (`outcome`, JSON text of `{ fn, row }`) instead of a sealed encoded answer: a one-statement
+-- operation stores it in the same statement that decides and writes, and a replay re-derives
+-- the answer from it (only operations whose answers carry no secret do this: a renew answers
+-- no token). `idempotency_begin` also answers `outcome`. `record_verdict` and `record_outcome`
+-- are the record's part every one-statement operation shares (its lock and lookup; keeping the
+-- outcome). `renew_space_claim` is the space-claim renew as one function call: the record's
+-- verdict, the renew statement, the record.
 
-/**
- * 0002: one round trip for a renew. An idempotency record may hold the operation's result row
- * (`outcome`, JSON text of `{ fn, row }`) instead of a sealed encoded answer: a one-statement
- * operation stores it in the same statement that decides and writes, and a replay re-derives
- * the answer from it (only operations whose answers carry no secret do this: a renew answers
- * no token). `idempotency_begin` also answers `outcome`. `record_verdict` and `record_outcome`
- * are the record's part every one-statement operation shares (its lock and lookup; keeping the
- * outcome). `renew_space_claim` is the space-claim renew as one function call: the record's
- * verdict, the renew statement, the record.
- */
-const DDL = String.raw`
 ALTER TABLE leasehold.idempotency_records
   ALTER COLUMN answer DROP NOT NULL,
   ADD COLUMN outcome text,
@@ -123,11 +121,3 @@ BEGIN
   RETURN QUERY SELECT 'ran'::text, NULL::bytea, v_outcome, false;
 END
 $$;
-`;
-
-/** 0002: stored outcomes and the one-statement renew (see the file summary). */
-export const oneRoundTrip: Migration = {
-  async up(db) {
-    await sql.raw(DDL).execute(db);
-  },
-};
