@@ -1,4 +1,4 @@
-import { accessSync, chmodSync, constants, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Owner-only modes of an embedded store's files (PostgreSQL's own: `PGDATA` 0700, files 0600). */
@@ -16,12 +16,12 @@ function problem(error: unknown): string {
  * to fix it (never a bare errno).
  */
 export function prepareDataDir(dir: string): void {
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new Error('it exists and is not a directory: pass a directory (or a path that does not exist yet).');
   try {
     mkdirSync(dir, { recursive: true, mode: DIR_MODE });
   } catch (error) {
     throw new Error(`cannot create the directory (${problem(error)}): check that its parent exists, is a directory and is writable by this user (uid ${process.getuid?.() ?? '?'}).`, { cause: error });
   }
-  if (!statSync(dir).isDirectory()) throw new Error('it exists and is not a directory: pass a directory (or a path that does not exist yet).');
   try {
     accessSync(dir, constants.R_OK | constants.W_OK | constants.X_OK);
   } catch (error) {
