@@ -47,7 +47,7 @@ describe('a bad --keys file', () => {
     const file = join(dir, 'broken.json');
     writeFileSync(file, '[{"apiKey": lh_live_0123456789abcdef, "accountId": "acct"}]');
     expect(() => loadKeysFile(file)).toThrow(/broken\.json: Unexpected token/);
-    expect(() => loadKeysFile(file)).not.toThrow(/0123456789/);
+    expect(() => loadKeysFile(file)).not.toThrow(/lh_live/);
   });
 
   it('reads a valid file', () => {
