@@ -13,7 +13,7 @@ import type { WorkerConfig } from './protocol.js';
 import { seedWorkload } from './seed.js';
 import { summarize } from './summary.js';
 
-const USAGE = `Usage: pnpm demo [--url URL --api-key KEY | --store memory|postgres://…|DIR [--replicas N --kill-every 5s]] [--workers 8] [--tasks 200] [--messages 500] [--keys 50] [--no-faults] [--stall-ms 12000] [--timeout 180]
+const USAGE = `Usage: pnpm demo [--url URL --api-key KEY | --store memory|postgres://…|/DIR|./DIR [--replicas N --kill-every 5s]] [--workers 8] [--tasks 200] [--messages 500] [--keys 50] [--no-faults] [--stall-ms 12000] [--timeout 180]
 
 Without --url the reference server runs in this process (real clock) on --store (default
 memory; also LEASEHOLD_STORE: a postgres:// URL or a directory for the embedded store). With --url the fleet
@@ -22,23 +22,36 @@ With --replicas N (a postgres:// store) N server processes run on the store behi
 (deploy/nginx, each started as deploy/systemd starts it); --kill-every kills a random one —
 SIGKILL or SIGTERM — that often and restarts it; the audit at the end covers the whole run.`;
 
-const { values } = parseArgs({
-  options: {
-    url: { type: 'string' },
-    store: { type: 'string' },
-    'api-key': { type: 'string', default: 'lh_test_admin' },
-    workers: { type: 'string', default: '8' },
-    tasks: { type: 'string', default: '200' },
-    messages: { type: 'string', default: '500' },
-    keys: { type: 'string', default: '50' },
-    'no-faults': { type: 'boolean', default: false },
-    'stall-ms': { type: 'string', default: '12000' },
-    replicas: { type: 'string' },
-    'kill-every': { type: 'string' },
-    timeout: { type: 'string', default: '180' },
-    help: { type: 'boolean', default: false },
-  },
-});
+const FLAGS = {
+  url: { type: 'string' },
+  store: { type: 'string' },
+  'api-key': { type: 'string', default: 'lh_test_admin' },
+  workers: { type: 'string', default: '8' },
+  tasks: { type: 'string', default: '200' },
+  messages: { type: 'string', default: '500' },
+  keys: { type: 'string', default: '50' },
+  'no-faults': { type: 'boolean', default: false },
+  'stall-ms': { type: 'string', default: '12000' },
+  replicas: { type: 'string' },
+  'kill-every': { type: 'string' },
+  timeout: { type: 'string', default: '180' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+/** The flags, or the usage and exit 2 on an unknown or incomplete one (never Node's parser text or a stack trace); a leading `--` (`pnpm demo -- --help`) is skipped. */
+function parseFlags() {
+  const argv = process.argv.slice(2);
+  try {
+    return parseArgs({ args: argv[0] === '--' ? argv.slice(1) : argv, options: FLAGS }).values;
+  } catch (error) {
+    const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '').replace(/^Unknown option '([^']+)'$/, 'unknown option $1')
+      .replace(/^Option '(\S+) <value>' argument missing$/, '$1 needs a value');
+    console.error(`pnpm demo: ${message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const values = parseFlags();
 if (values.help) {
   console.log(USAGE);
   process.exit(0);

@@ -66,4 +66,14 @@ describe('pnpm demo', () => {
     expect(failure).toMatchObject({ code: 2 });
     expect((failure as { stderr: string }).stderr).toContain('--workers must be an integer');
   });
+
+  it('answers an unknown flag with the usage and exit code 2, not a stack trace', async () => {
+    const failure = await run(process.execPath, ['--import', 'tsx', 'demo/src/main.ts', '--bogus'], { cwd: root }).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failure).toMatchObject({ code: 2 });
+    const { stderr } = failure as { stderr: string };
+    expect(stderr).toMatch(/^pnpm demo: unknown option --bogus\n\nUsage: pnpm demo /);
+    expect(stderr).not.toMatch(/ERR_PARSE_ARGS|at parseArgs|node:internal/);
+  }, 60_000);
 });

@@ -26,8 +26,8 @@ afterEach(() => {
 });
 
 /** Spawns the CLI from the repository root; the process is killed if the test leaves it running. */
-function runCli(args: string[]): Cli {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/cli.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+function runCli(args: string[], env: Record<string, string> = {}, command: string[] = [process.execPath, '--import', 'tsx', 'packages/server/src/cli.ts']): Cli {
+  const child = spawn(command[0]!, [...command.slice(1), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   onTestFinished(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
@@ -150,13 +150,18 @@ describe('leasehold-server CLI', () => {
       JSON.stringify({
         keys: [
           { apiKey: 'lh_file_limited', accountId: 'acct_file', rateLimitPerSecond: 1 },
+          { apiKey: 'lh_live_3f9a1c7e5b2d8f0a6c4e2b9d', accountId: 'acct_live' },
           { apiKey: 'lh_file_blocked', accountId: 'acct_file', blocked: true },
         ],
       }),
     );
     const cli = runCli(['--port', '0', '--clock', 'manual', '--keys', keysFile, '--base-path', '/api']);
     const url = await listening(cli);
-    expect(cli.stdout()).toContain('lh_file_limited  account acct_file');
+    // A production key is never printed: a masked form and a fingerprint instead.
+    // (a short key shows no part of itself: only its fingerprint)
+    expect(cli.stdout()).toMatch(/^ {2}… \(sha256 [0-9a-f]{12}\) {2}account acct_file/m);
+    expect(cli.stdout()).toMatch(/^ {2}lh_live_…2b9d \(sha256 [0-9a-f]{12}\) {2}account acct_live/m);
+    for (const secret of ['lh_file_limited', 'lh_file_blocked', 'lh_live_3f9a1c7e5b2d8f0a6c4e2b9d']) expect(cli.stdout()).not.toContain(secret);
     const list = (key: string) => fetch(`${url}/api/v1/spaces/${SPACE}/claims`, { headers: { Authorization: `Bearer ${key}` } }).then(observe);
 
     const first = await list('lh_file_limited');
@@ -195,11 +200,27 @@ describe('leasehold-server CLI', () => {
     expect(cli.stdout()).toBe('');
   });
 
-  it('prints the usage on --help and exits 0', async () => {
-    const cli = runCli(['--help']);
-    expect((await cli.exited).code).toBe(0);
-    expect(cli.stdout()).toMatch(/^Usage: leasehold-server \[options\]/);
-  });
+  it('prints the usage on --help, -h and `pnpm start -- --help`, and the version on --version; each exits 0', async () => {
+    const runs = [runCli(['--help']), runCli(['-h']), runCli(['start', '--', '--help'], {}, ['pnpm'])];
+    for (const cli of runs) {
+      expect((await cli.exited).code, cli.stderr()).toBe(0);
+      expect(cli.stdout()).toMatch(/^(\$ tsx .*\n)?Usage: leasehold-server \[options\]/);
+    }
+    const version = runCli(['--version']);
+    expect((await version.exited).code).toBe(0);
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'packages/server/package.json'), 'utf8')) as { version: string };
+    expect(version.stdout()).toBe(`leasehold-server ${pkg.version}\n`);
+  }, 90_000);
+
+  it('names the variable a bad value came from, and says unknown options in its own words', async () => {
+    const port = runCli([], { LEASEHOLD_PORT: 'abc' });
+    const unknown = runCli(['--stor', 'memory']);
+    expect((await port.exited).code).toBe(2);
+    expect(port.stderr()).toMatch(/^leasehold-server: LEASEHOLD_PORT must be a port number 0–65535, got abc\n\nUsage:/);
+    expect((await unknown.exited).code).toBe(2);
+    expect(unknown.stderr()).toMatch(/^leasehold-server: unknown option --stor \(did you mean --store\?\)\n\nUsage:/);
+    expect(unknown.stderr()).not.toMatch(/positional argument|ERR_PARSE_ARGS/);
+  }, 60_000);
 
   it('refuses an invalid keys file with a message naming it and a non-zero exit', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'leasehold-cli-'));

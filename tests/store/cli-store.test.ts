@@ -58,6 +58,19 @@ describe('leasehold-server --store', () => {
     expect(run.stderr()).not.toContain('s3cret');
   });
 
+  it('hides a password in every URL form in start-up errors: ?password=, percent-encoded, postgresql://', async () => {
+    const runs = [
+      'postgresql://leasehold@127.0.0.1:1/leasehold?sslmode=disable&password=s3cret',
+      'postgres://leasehold:s3%40cret@127.0.0.1:1/leasehold',
+      'postgres://leasehold@127.0.0.1:1/leasehold?pass%77ord=s3cret',
+    ].map((url) => runCli(['--store', url, '--port', '0']));
+    for (const run of runs) {
+      expect(await run.exited).toBe(1);
+      expect(run.stderr()).toMatch(/Cannot connect to PostgreSQL at postgres(ql)?:\/\/leasehold(:\*\*\*)?@127\.0\.0\.1:1\/leasehold/);
+      expect(run.stderr()).not.toMatch(/s3/);
+    }
+  }, 60_000);
+
   it('refuses a store value that is no store, as a usage error', async () => {
     const run = runCli(['--store', 'redis://127.0.0.1/0', '--port', '0']);
     expect(await run.exited).toBe(1);
@@ -80,8 +93,11 @@ describe('leasehold-server --store', () => {
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
 
-    const second = runCli(['--port', '0', '--store', db.url]);
+    // A password in the query string (ignored by the test cluster's trust auth) never reaches the banner.
+    const second = runCli(['--port', '0', '--store', `${db.url}?application_name=lh&password=s3cret-in-query`]);
     const again = await listeningUrl(second);
+    expect(second.stdout()).toMatch(/store: postgres:\/\/\S+\?application_name=lh&password=\*\*\* \(postgres\)/);
+    expect(second.stdout() + second.stderr()).not.toContain('s3cret');
     const replay = await fetch(`${again}/v1/spaces/${SPACE}/claims`, { method: 'POST', headers, body });
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');

@@ -22,12 +22,24 @@ export interface CliProcess {
   stop(): Promise<void>;
 }
 
+/** How to start it beyond its arguments: as another user, or under a given umask (through `sh -c 'umask …; exec node …'`, same pid). */
+export interface CliSpawnOptions {
+  uid?: number;
+  gid?: number;
+  /** An octal umask such as `'022'`. */
+  umask?: string;
+}
+
 /** Spawns `leasehold-server ...args`. */
-export function spawnCli(args: readonly string[], env: Record<string, string> = {}): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/cli.ts', ...args], {
+export function spawnCli(args: readonly string[], env: Record<string, string> = {}, options: CliSpawnOptions = {}): CliProcess {
+  const command = [process.execPath, '--import', 'tsx', 'packages/server/src/cli.ts', ...args];
+  const [file, ...argv] = options.umask === undefined ? command : ['/bin/sh', '-c', `umask ${options.umask} && exec "$@"`, 'sh', ...command];
+  const child = spawn(file!, argv, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
+    uid: options.uid,
+    gid: options.gid,
   });
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));

@@ -38,4 +38,8 @@ export { createPgliteDriver, openPglite, type PgliteDriverOptions } from './sql/
 export { knownMigrations, migrate, type MigrationReport } from './sql/migrate.js';
 export { SchemaIncompatibleError, type MigrationDefinition } from './sql/schema-compat.js';
 /** Opening a store from a `--store` value. */
-export { migrateStore, openStore, parseStoreTarget, redact, type OpenStoreOptions, type StoreTarget } from './open-store.js';
+export { migrateStore, openStore, parseStoreTarget, redact, STORE_RULE, type OpenStoreOptions, type StoreTarget } from './open-store.js';
+/** Hiding secrets in what is printed or logged. */
+export { maskKey, redactText, redactUrl } from './redact.js';
+/** The embedded store's directory lock. */
+export { DataDirLockedError, LOCK_FILE, lockDataDir, type DataDirLock, type LockHolder } from './sql/drivers/data-dir-lock.js';

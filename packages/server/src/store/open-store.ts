@@ -1,9 +1,10 @@
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import { DEFAULT_KEYS, ManualClock, RealClock, type KeyConfig, type RandomSource } from '../engine/index.js';
 import { StoreOpenError } from './errors.js';
 import { MemoryStore } from './memory/memory-store.js';
 import type { Store } from './operations.js';
+import { redactText, redactUrl } from './redact.js';
 import type { SqlDriver } from './sql/driver.js';
 import { createPgDriver, type PgDriverOptions } from './sql/drivers/pg-driver.js';
 import { createPgliteDriver } from './sql/drivers/pglite-driver.js';
@@ -29,41 +30,42 @@ export interface OpenStoreOptions extends Omit<PgDriverOptions, 'url'> {
 /** What a `--store` value names. */
 export type StoreTarget = { kind: 'memory' } | { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir: string };
 
-/** Parse a `--store` value: `memory`, a `postgres://` / `postgresql://` URL, or a directory. */
+/** What `--store` accepts, for messages (the README and `--help` say the same). */
+export const STORE_RULE = 'use memory, a postgres:// URL or a directory path (absolute, or starting with ./, ../ or ~/, e.g. ./leasehold-data)';
+
+/**
+ * Parse a `--store` value: `memory`, a `postgres://` / `postgresql://` URL, or a directory
+ * written as an explicit path (absolute, or `./`, `../`, `~/`, `.`, `..`). Anything else is
+ * refused, so a mistyped URL (`postgres//user:pw@host/db`) never becomes a directory named
+ * after it (with the password in its name).
+ */
 export function parseStoreTarget(value: string): StoreTarget {
   if (value === 'memory') return { kind: 'memory' };
   if (/^postgres(ql)?:\/\//i.test(value)) {
     try {
       new URL(value);
     } catch {
-      throw new StoreOpenError(`--store ${redact(value)} is not a valid PostgreSQL URL.`);
+      throw new StoreOpenError(`--store ${redactUrl(value)} is not a valid PostgreSQL URL.`);
     }
     return { kind: 'postgres', url: value };
   }
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-    throw new StoreOpenError(`--store ${redact(value)}: use memory, a postgres:// URL or a directory.`);
-  }
-  return { kind: 'pglite', dataDir: resolve(value) };
+  if (value === '~' || value.startsWith('~/')) return { kind: 'pglite', dataDir: join(homedir(), value.slice(1)) };
+  if (isAbsolute(value) || /^\.\.?([/\\]|$)/.test(value)) return { kind: 'pglite', dataDir: resolve(value) };
+  throw new StoreOpenError(`--store ${redactUrl(value)}: ${STORE_RULE}.`);
 }
 
-/** A URL with its password hidden, for messages. */
+/** A URL with its password (and secret query parameters) hidden, for messages; see `redactUrl`. */
 export function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
-  }
+  return redactUrl(url);
 }
 
 async function openDriver(target: Exclude<StoreTarget, { kind: 'memory' }>, options: OpenStoreOptions): Promise<SqlDriver> {
   if (target.kind === 'pglite') {
     try {
-      mkdirSync(target.dataDir, { recursive: true });
       return await createPgliteDriver({ dataDir: target.dataDir });
     } catch (error) {
-      throw new StoreOpenError(`Cannot open the embedded store in ${target.dataDir}: ${(error as Error).message}`, { cause: error });
+      const { message, code } = error as NodeJS.ErrnoException;
+      throw new StoreOpenError(`Cannot open the embedded store in ${target.dataDir}: ${message || code || String(error)}`, { cause: error });
     }
   }
   const driver = createPgDriver({ ...options, url: target.url });
@@ -72,7 +74,7 @@ async function openDriver(target: Exclude<StoreTarget, { kind: 'memory' }>, opti
   } catch (error) {
     await driver.close().catch(() => {});
     const reason = (error as { code?: string }).code ?? (error as Error).message;
-    throw new StoreOpenError(`Cannot connect to PostgreSQL at ${redact(target.url)}: ${reason}: ${(error as Error).message}`, {
+    throw new StoreOpenError(redactText(`Cannot connect to PostgreSQL at ${redactUrl(target.url)}: ${reason}: ${(error as Error).message}`), {
       cause: error,
     });
   }

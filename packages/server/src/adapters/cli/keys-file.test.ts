@@ -31,7 +31,9 @@ describe('a bad --keys file', () => {
 
   it('names unknown fields with the known ones, and the bad value of a known one', () => {
     const message = refusal({ keys: [{ apiKey: 'has space', accountId: 'acct', blockd: true }] });
-    expect(message).toContain('keys[0].apiKey is "has space": must be 1–200 printable ASCII characters without spaces');
+    // A key is a secret even when malformed: its length is said, never its text.
+    expect(message).toContain('keys[0].apiKey is a 9-character string (not shown): must be 1–200 printable ASCII characters without spaces');
+    expect(message).not.toContain('has space');
     expect(message).toContain('keys[0] has unknown field "blockd" (known: apiKey, credentialId, accountId, permissions, spaces, blocked,');
   });
 
@@ -39,6 +41,13 @@ describe('a bad --keys file', () => {
     expect(refusal([{ apiKey: 'k' }])).toContain('[0].accountId is missing (expected string)');
     expect(refusal([])).toContain('(the file) is []: must list at least one key');
     expect(refusal({ key: [] })).toContain('(the file) has unknown field "key" (known: keys)');
+  });
+
+  it('never quotes the file\'s text around a JSON syntax error (it may be a key)', () => {
+    const file = join(dir, 'broken.json');
+    writeFileSync(file, '[{"apiKey": lh_live_0123456789abcdef, "accountId": "acct"}]');
+    expect(() => loadKeysFile(file)).toThrow(/broken\.json: Unexpected token/);
+    expect(() => loadKeysFile(file)).not.toThrow(/lh_live/);
   });
 
   it('reads a valid file', () => {

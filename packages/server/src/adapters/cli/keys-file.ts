@@ -31,6 +31,8 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): string | undefine
     value = (value as Record<PropertyKey, unknown>)[part];
   }
   if (value === undefined) return undefined;
+  // An API key is a secret even when it is malformed: its length, never its text.
+  if (path.at(-1) === 'apiKey' && typeof value === 'string') return `a ${value.length}-character string (not shown)`;
   const json = JSON.stringify(value);
   return json.length > 80 ? `${json.slice(0, 77)}...` : json;
 }
@@ -65,7 +67,9 @@ export function loadKeysFile(path: string): KeyConfig[] {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new Error(`${path}: ${(error as Error).message}`);
+    // V8 quotes the text around a syntax error, which may be a key: keep only where it is.
+    const message = (error as Error).message.replace(/, (?:\.\.\.)?".*$/s, ' (not valid JSON)');
+    throw new Error(`${path}: ${message}`);
   }
   const schema = Array.isArray(parsed) ? keysSchema : wrappedSchema;
   const result = schema.safeParse(parsed);

@@ -2,21 +2,25 @@ import { DEFAULT_KEYS, type KeyConfig } from '../../engine/index.js';
 import { createLeaseholdServer } from '../../leasehold-server.js';
 import { createRequestLog } from '../../logging/request-log.js';
 import { ServerMetrics } from '../../metrics/server-metrics.js';
-import { migrateStore, openStore, redact, StoreOpenError, type Store } from '../../store/index.js';
+import { maskKey, migrateStore, openStore, redact, redactText, StoreOpenError, type Store } from '../../store/index.js';
 import { listen } from '../node-http/listen.js';
 import { parseCliArgs, USAGE, type CliOptions } from './args.js';
 import { createClientDocsLoader } from './client-docs.js';
 import { createDocsHtmlLoader } from './docs-html.js';
 import { loadKeysFile } from './keys-file.js';
+import { serverVersion } from './version.js';
 
+const DEMO_KEYS = new Set(DEFAULT_KEYS.map((key) => key.apiKey));
+
+/** A banner line for a key: the demo keys in full (they are public), any other masked (`maskKey`). */
 function describeKey(key: KeyConfig): string {
   const permissions = key.permissions ? key.permissions.join(', ') : 'every permission';
   const spaces = key.spaces === undefined || key.spaces === '*' ? 'every space' : `${key.spaces.length} space(s)`;
-  return `  ${key.apiKey}  account ${key.accountId}; ${permissions}; ${spaces}`;
+  return `  ${DEMO_KEYS.has(key.apiKey) ? key.apiKey : maskKey(key.apiKey)}  account ${key.accountId}; ${permissions}; ${spaces}`;
 }
 
 function fail(message: string, code: number): void {
-  process.stderr.write(`leasehold-server: ${message}\n`);
+  process.stderr.write(`leasehold-server: ${redactText(message)}\n`);
   process.exitCode = code;
 }
 
@@ -32,12 +36,16 @@ export async function main(argv: string[]): Promise<void> {
   try {
     options = parseCliArgs(argv);
   } catch (error) {
-    process.stderr.write(`leasehold-server: ${(error as Error).message}\n\n${USAGE}`);
+    process.stderr.write(`leasehold-server: ${redactText((error as Error).message)}\n\n${USAGE}`);
     process.exitCode = 2;
     return;
   }
   if (options.help) {
     process.stdout.write(USAGE);
+    return;
+  }
+  if (options.version) {
+    process.stdout.write(`leasehold-server ${serverVersion()}\n`);
     return;
   }
   const keys = options.keysFile ? loadKeysFile(options.keysFile) : DEFAULT_KEYS;

@@ -1,10 +1,18 @@
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { PGlite, types } from '@electric-sql/pglite';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { prepareDataDir, restrictDataDir } from './embedded-directory.js';
 import { inlineParams, sqlLiteral } from './sql-literals.js';
 import { inTransaction as runTransaction, type SqlConnection, type SqlDriver, type SqlResult, type SqlTransaction } from '../driver.js';
 
 /** How the embedded driver opens its database. */
 export interface PgliteDriverOptions {
-  /** A directory holding the database (created when missing); `undefined`: in memory only. */
+  /**
+   * A directory holding the database (created owner-only when missing); `undefined`: in memory
+   * only. The driver holds the directory's exclusive lock (`leasehold.pid`, see `lockDataDir`)
+   * until `close()`, and keeps its files owner-only (0700 / 0600).
+   */
   dataDir?: string | undefined;
   /** An instance opened by `openPglite` to use instead of opening one (the driver closes it). */
   database?: PGlite | undefined;
@@ -24,6 +32,21 @@ export async function openPglite(dataDir?: string): Promise<PGlite> {
   return db;
 }
 
+/** Opens a directory's database under its lock (released again if the open fails). */
+async function openLocked(dataDir: string): Promise<{ db: PGlite; lock: DataDirLock }> {
+  const dir = resolve(dataDir);
+  prepareDataDir(dir);
+  const lock = lockDataDir(realpathSync(dir));
+  try {
+    const db = await openPglite(dir);
+    restrictDataDir(dir);
+    return { db, lock };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
 /**
  * PGlite (PostgreSQL compiled to WebAssembly) in this process: one session, so units of work run
  * one at a time, queued by a promise chain (`connect` and `transaction` hold it until they end).
@@ -33,8 +56,14 @@ export async function openPglite(dataDir?: string): Promise<PGlite> {
  * const driver = await createPgliteDriver({ dataDir: './data' });
  */
 export async function createPgliteDriver(options: PgliteDriverOptions = {}): Promise<SqlDriver> {
-  const db = options.database ?? (await openPglite(options.dataDir));
-  await db.exec('CREATE SCHEMA IF NOT EXISTS leasehold; SET search_path = leasehold; SET standard_conforming_strings = on');
+  const opened = options.database === undefined && options.dataDir !== undefined ? await openLocked(options.dataDir) : undefined;
+  const db = options.database ?? opened?.db ?? (await openPglite());
+  try {
+    await db.exec('CREATE SCHEMA IF NOT EXISTS leasehold; SET search_path = leasehold; SET standard_conforming_strings = on');
+  } catch (error) {
+    if (opened !== undefined) await db.close().finally(() => opened.lock.release());
+    throw error;
+  }
   let tail: Promise<unknown> = Promise.resolve();
   /** Wait for the session, answer a function that gives it back. */
   const acquire = (): Promise<() => void> => {
@@ -147,6 +176,7 @@ export async function createPgliteDriver(options: PgliteDriverOptions = {}): Pro
       try {
         await db.close();
       } finally {
+        opened?.lock.release();
         release();
       }
     },
