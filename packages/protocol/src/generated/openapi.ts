@@ -331,7 +331,13 @@ export interface paths {
          *     The answer carries the secret `token` (a UUID), the claim's `fence` and its UTC expiry;
          *     confirm the expiry is still usable before working. A live claim by anyone else is 409
          *     `task_claimed`; a `Done` task is 409 `task_completed`. Send `Leasehold-Session` so batch
-         *     heartbeats of your session renew this claim. A successful claim changes the ETag.
+         *     heartbeats of your session renew this claim.
+         *
+         *     A claim does not change the task's `ETag` (the ETag versions the task — title, description,
+         *     status, notes, result — not its lease), so the `If-Match` read before the claim also serves
+         *     the claim's renew and release, as the task page's samples send it. The claim's own safety is
+         *     its token: protected writes of a claimed task need `X-Task-Claim`, and the `fence` tells a
+         *     stale holder from the current one.
          *
          *     Key permission: `tasks:update`.
          */
@@ -358,7 +364,9 @@ export interface paths {
          *     Missing, null, empty, all-zero or malformed tokens are 400 (`invalid_token`); an
          *     unavailable, expired or wrong claim is 409 (`claim_not_held`, `lease_expired`) — an expired
          *     token must not be reused: read and reconcile the task, then claim again. Renewal does not
-         *     change the ETag. The batch heartbeat renews task claims too.
+         *     change the ETag (neither do claim and release), so the ETag read before the claim still
+         *     matches unless a note, PATCH or complete changed the task since. The batch heartbeat renews
+         *     task claims too.
          *
          *     Key permission: `tasks:update`.
          */
@@ -383,8 +391,9 @@ export interface paths {
          * @description Terminate the claim. Needs the current `If-Match`, a new `Idempotency-Key` and the token in
          *     the body (token rules as for renew: 400 for malformed, 409 for unavailable, expired or
          *     wrong). `releasedUtc` is the termination time, not a future expiry; no token is returned.
-         *     A successful release changes the ETag. Completing a task with its live token also releases
-         *     the claim, in the same write.
+         *     A release does not change the ETag (nor do claim and renew): the If-Match read before the
+         *     claim serves, unless a note, PATCH or complete changed the task since. Completing a task with
+         *     its live token also releases the claim, in the same write (complete changes the ETag).
          *
          *     Key permission: `tasks:update`.
          */
@@ -1495,7 +1504,7 @@ export interface components {
             description: string;
             status: components["schemas"]["TaskStatus"];
             /**
-             * @description Increases with every write that changes the ETag.
+             * @description Increases with every write that changes the ETag (note, PATCH, complete); a claim, renew or release keeps it.
              * @example 7
              */
             version: number;
@@ -2616,7 +2625,12 @@ export interface components {
          */
         TaskId: components["schemas"]["TaskId"];
         /**
-         * @description The task's current `ETag`. Missing is 428 `if_match_required`; any other value than the current ETag is 412 `etag_mismatch`.
+         * @description The task's current `ETag` (RFC 9110 `If-Match`, strong comparison). Missing or empty is 428
+         *     `if_match_required`. A value that is not a comma-separated list of quoted entity tags (or
+         *     `*`) — an unquoted `task-42-v7`, say — is 400 `invalid_if_match`. A list matches when any
+         *     member is the current ETag (`"task-42-v6", "task-42-v7"` matches `"task-42-v7"`); a list
+         *     without it, a weak tag `W/"…"` and `*` are 412 `etag_mismatch`. A claim, renew or release
+         *     does not change the ETag.
          * @example "task-42-v7"
          */
         IfMatch: string;
@@ -2692,7 +2706,7 @@ export interface components {
          */
         RetryAfter: number;
         /**
-         * @description The task's current version tag; send it back in `If-Match` on the next write.
+         * @description The task's current version tag; send it back in `If-Match` on the next write. Notes, PATCH and complete change it; a claim, its renewals and its release do not.
          * @example "task-42-v8"
          */
         ETag: string;
@@ -3493,7 +3507,12 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The task's current `ETag`. Missing is 428 `if_match_required`; any other value than the current ETag is 412 `etag_mismatch`.
+                 * @description The task's current `ETag` (RFC 9110 `If-Match`, strong comparison). Missing or empty is 428
+                 *     `if_match_required`. A value that is not a comma-separated list of quoted entity tags (or
+                 *     `*`) — an unquoted `task-42-v7`, say — is 400 `invalid_if_match`. A list matches when any
+                 *     member is the current ETag (`"task-42-v6", "task-42-v7"` matches `"task-42-v7"`); a list
+                 *     without it, a weak tag `W/"…"` and `*` are 412 `etag_mismatch`. A claim, renew or release
+                 *     does not change the ETag.
                  * @example "task-42-v7"
                  */
                 "If-Match": components["parameters"]["IfMatch"];
@@ -3587,7 +3606,12 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The task's current `ETag`. Missing is 428 `if_match_required`; any other value than the current ETag is 412 `etag_mismatch`.
+                 * @description The task's current `ETag` (RFC 9110 `If-Match`, strong comparison). Missing or empty is 428
+                 *     `if_match_required`. A value that is not a comma-separated list of quoted entity tags (or
+                 *     `*`) — an unquoted `task-42-v7`, say — is 400 `invalid_if_match`. A list matches when any
+                 *     member is the current ETag (`"task-42-v6", "task-42-v7"` matches `"task-42-v7"`); a list
+                 *     without it, a weak tag `W/"…"` and `*` are 412 `etag_mismatch`. A claim, renew or release
+                 *     does not change the ETag.
                  * @example "task-42-v7"
                  */
                 "If-Match": components["parameters"]["IfMatch"];
@@ -3674,7 +3698,12 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The task's current `ETag`. Missing is 428 `if_match_required`; any other value than the current ETag is 412 `etag_mismatch`.
+                 * @description The task's current `ETag` (RFC 9110 `If-Match`, strong comparison). Missing or empty is 428
+                 *     `if_match_required`. A value that is not a comma-separated list of quoted entity tags (or
+                 *     `*`) — an unquoted `task-42-v7`, say — is 400 `invalid_if_match`. A list matches when any
+                 *     member is the current ETag (`"task-42-v6", "task-42-v7"` matches `"task-42-v7"`); a list
+                 *     without it, a weak tag `W/"…"` and `*` are 412 `etag_mismatch`. A claim, renew or release
+                 *     does not change the ETag.
                  * @example "task-42-v7"
                  */
                 "If-Match": components["parameters"]["IfMatch"];
@@ -3757,7 +3786,12 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The task's current `ETag`. Missing is 428 `if_match_required`; any other value than the current ETag is 412 `etag_mismatch`.
+                 * @description The task's current `ETag` (RFC 9110 `If-Match`, strong comparison). Missing or empty is 428
+                 *     `if_match_required`. A value that is not a comma-separated list of quoted entity tags (or
+                 *     `*`) — an unquoted `task-42-v7`, say — is 400 `invalid_if_match`. A list matches when any
+                 *     member is the current ETag (`"task-42-v6", "task-42-v7"` matches `"task-42-v7"`); a list
+                 *     without it, a weak tag `W/"…"` and `*` are 412 `etag_mismatch`. A claim, renew or release
+                 *     does not change the ETag.
                  * @example "task-42-v7"
                  */
                 "If-Match": components["parameters"]["IfMatch"];
@@ -3837,7 +3871,12 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The task's current `ETag`. Missing is 428 `if_match_required`; any other value than the current ETag is 412 `etag_mismatch`.
+                 * @description The task's current `ETag` (RFC 9110 `If-Match`, strong comparison). Missing or empty is 428
+                 *     `if_match_required`. A value that is not a comma-separated list of quoted entity tags (or
+                 *     `*`) — an unquoted `task-42-v7`, say — is 400 `invalid_if_match`. A list matches when any
+                 *     member is the current ETag (`"task-42-v6", "task-42-v7"` matches `"task-42-v7"`); a list
+                 *     without it, a weak tag `W/"…"` and `*` are 412 `etag_mismatch`. A claim, renew or release
+                 *     does not change the ETag.
                  * @example "task-42-v7"
                  */
                 "If-Match": components["parameters"]["IfMatch"];
@@ -3916,7 +3955,12 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The task's current `ETag`. Missing is 428 `if_match_required`; any other value than the current ETag is 412 `etag_mismatch`.
+                 * @description The task's current `ETag` (RFC 9110 `If-Match`, strong comparison). Missing or empty is 428
+                 *     `if_match_required`. A value that is not a comma-separated list of quoted entity tags (or
+                 *     `*`) — an unquoted `task-42-v7`, say — is 400 `invalid_if_match`. A list matches when any
+                 *     member is the current ETag (`"task-42-v6", "task-42-v7"` matches `"task-42-v7"`); a list
+                 *     without it, a weak tag `W/"…"` and `*` are 412 `etag_mismatch`. A claim, renew or release
+                 *     does not change the ETag.
                  * @example "task-42-v7"
                  */
                 "If-Match": components["parameters"]["IfMatch"];

@@ -958,7 +958,13 @@ export const zTaskStatusFilter = zTaskStatus;
 export const zTaskId2 = zTaskId;
 
 /**
- * The task's current `ETag`. Missing is 428 `if_match_required`; any other value than the current ETag is 412 `etag_mismatch`.
+ * The task's current `ETag` (RFC 9110 `If-Match`, strong comparison). Missing or empty is 428
+ * `if_match_required`. A value that is not a comma-separated list of quoted entity tags (or
+ * `*`) — an unquoted `task-42-v7`, say — is 400 `invalid_if_match`. A list matches when any
+ * member is the current ETag (`"task-42-v6", "task-42-v7"` matches `"task-42-v7"`); a list
+ * without it, a weak tag `W/"…"` and `*` are 412 `etag_mismatch`. A claim, renew or release
+ * does not change the ETag.
+ *
  */
 export const zIfMatch = z.string().min(1).max(200);
 
