@@ -18,7 +18,9 @@ export interface paths {
          *     one process's leases by `holderSession`; with `claimId`, just that lease; with `claimIds`,
          *     exactly the leases named (the leases the client tracks), so a lease it never learned of — an
          *     acquire whose answer was lost, a crashed process's lease under a reused session — is not kept
-         *     alive and expires at the end of its term. Each touched lease gets one ack:
+         *     alive and expires at the end of its term. `ttl` is optional: left out (or `null`), each lease
+         *     is renewed for its own term (see `Ttl` for what is clamped and what is refused). Each touched
+         *     lease gets one ack:
          *
          *     - a **held space claim** is *extended* to now + `ttl` (clamped to 5–600 seconds), and
          *       never moved earlier: when now + `ttl` is before its current expiry (a `ttl` of `0`, or a
@@ -37,8 +39,11 @@ export interface paths {
          *       or granted before a primary change — comes back once as `lost`, for up to 10 minutes after
          *       the loss. Stop the work it guarded.
          *
-         *     `details` (an object of at most 16 KiB) is stored on every touched lease as its latest
-         *     progress report and shown when the lease is read. The cost is linear in the leases of the
+         *     `details` (an object of at most 16 KiB serialized) is stored on every touched lease as its
+         *     latest progress report and shown when the lease is read. A larger `details` is 400
+         *     `invalid_request` naming `details` and refuses the whole heartbeat — no lease is renewed, as
+         *     with every 400 — so keep progress reports small (the limit bounds what every read, list and
+         *     console view of the lease answers); the message says so. The cost is linear in the leases of the
          *     calling credential (with `claimIds`: in the ids named), nothing more. A `claimId` outside the
          *     credential is 404; an id in `claimIds` that names no lease this heartbeat may touch is
          *     answered `lost` (never 404, so one stale id does not fail the batch, and another
@@ -1017,14 +1022,19 @@ export interface components {
     schemas: {
         /**
          * Ttl
-         * @description How long each touched lease should live, in one of three forms: a number of seconds
-         *     (`30`, `2.5`), a numeric string (`"30"`), or a duration string — `"30s"`, `"5m"`, `"1h"`,
-         *     `"1500ms"`, combinations such as `"1m30s"`, or ISO 8601 `"PT30S"`, `"PT1M30S"`. Space claims
-         *     clamp it to 5–600 seconds; task claims and spool leases ignore it (they renew by their own
-         *     rules). Anything else is 400 with `param: "ttl"`.
+         * @description How long each touched lease should live. Absent or `null`: each lease is renewed for its own
+         *     term — a space claim by its `leaseSeconds` (never moved earlier), a task claim for its 15
+         *     minutes, a spool lease to its queue's timeout. Otherwise one of three forms: a number of
+         *     seconds (`30`, `2.5`; a negative number counts as `0`, one above 10⁹ as 10⁹), a numeric string
+         *     (`"30"`), or a duration string — `"30s"`, `"5m"`, `"1h"`, `"1500ms"`, combinations such as
+         *     `"1m30s"`, or ISO 8601 `"PT30S"`, `"PT1M30S"`. Space claims clamp it to 5–600 seconds and a
+         *     heartbeat never moves one earlier; task claims and spool leases ignore it (they renew by their
+         *     own rules). What carries no duration — another string (`"soon"`), a boolean, an object, an
+         *     array — is refused: 400 `invalid_ttl` with `param: "ttl"`, and no lease of the batch is
+         *     renewed (leave `ttl` out instead to renew each for its own term).
          * @example 30
          */
-        Ttl: number | string;
+        Ttl: number | string | null;
         /**
          * @description The holder's latest progress report, as sent with the last heartbeat that touched the lease
          *     (an object of at most 16 KiB when serialized, nested at most 63 levels deep). `null` until
@@ -1039,10 +1049,11 @@ export interface components {
         };
         /** HeartbeatRequest */
         HeartbeatRequest: {
-            ttl: components["schemas"]["Ttl"];
+            ttl?: components["schemas"]["Ttl"];
             /**
              * @description Touch only this lease (of any kind). Without it (and without `claimIds`), every lease of the
-             *     credential is touched. Not together with `claimIds` (400 naming `claimIds`).
+             *     credential is touched. An empty string `""` is no filter, the same as leaving it out. Not
+             *     together with `claimIds` (400 naming `claimIds`).
              * @example clm_7Zp2Qk9rT4xW1mN8
              */
             claimId?: string;

@@ -41,7 +41,7 @@ export { TOMBSTONE_MS, type Details, type LeaseKind, type LeaseStatus, type Lost
 /** One heartbeat ack. */
 export type { HeartbeatResult } from './heartbeat-result.js';
 /** The batch heartbeat over a lease engine. */
-export { heartbeat, type HeartbeatParams } from './heartbeat.js';
+export { heartbeat, heartbeatClaimId, type HeartbeatParams } from './heartbeat.js';
 /** Space claims. */
 export { CANCELLED_SCOPE_MS, SpaceClaims } from './space-claims.js';
 /** Space-claim inputs and lease bounds. */

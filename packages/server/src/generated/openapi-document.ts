@@ -60,7 +60,7 @@ export const openapiDocument: OpenApiDocument = {
       "post": {
         "operationId": "heartbeatClaims",
         "summary": "Heartbeat every lease you hold, in one request",
-        "description": "One round trip per cadence for a worker holding many leases, instead of one per lease.\nWithout `claimId` it touches every lease the credential holds, of every kind — narrowed to\none process's leases by `holderSession`; with `claimId`, just that lease; with `claimIds`,\nexactly the leases named (the leases the client tracks), so a lease it never learned of — an\nacquire whose answer was lost, a crashed process's lease under a reused session — is not kept\nalive and expires at the end of its term. Each touched lease gets one ack:\n\n- a **held space claim** is *extended* to now + `ttl` (clamped to 5–600 seconds), and\n  never moved earlier: when now + `ttl` is before its current expiry (a `ttl` of `0`, or a\n  lease acquired with a longer `leaseSeconds`), the expiry stays and the ack reports it. Only\n  an explicit renew (`POST .../renew` with `leaseSeconds`) sets a shorter expiry;\n- a **queued space claim** keeps its place and reports `position` (1 = next) and\n  `queueDepth`; its wait is extended the same way (never shortened), and a waiter that stops\n  heartbeating leaves the queue when its wait runs out.\n  When a queued claim reports `held`, it was granted: read the key to learn its fence;\n- a **task claim** is renewed for its fixed 15 minutes;\n- a **spool lease** is *reset* to its queue's current lease timeout, as its renew is (absent\n  `expiresAt` when the queue has no timeout). This is where spool leases differ from space\n  claims: a reset can land earlier than the previous expiry after the queue's timeout was\n  lowered, and `ttl` plays no part in it;\n- a lease **lost** since the last report — expired, its run cancelled, its message discarded,\n  or granted before a primary change — comes back once as `lost`, for up to 10 minutes after\n  the loss. Stop the work it guarded.\n\n`details` (an object of at most 16 KiB) is stored on every touched lease as its latest\nprogress report and shown when the lease is read. The cost is linear in the leases of the\ncalling credential (with `claimIds`: in the ids named), nothing more. A `claimId` outside the\ncredential is 404; an id in `claimIds` that names no lease this heartbeat may touch is\nanswered `lost` (never 404, so one stale id does not fail the batch, and another\ncredential's ids are indistinguishable from unknown ones).\n\nKey permission: `coordination_write`.\n",
+        "description": "One round trip per cadence for a worker holding many leases, instead of one per lease.\nWithout `claimId` it touches every lease the credential holds, of every kind — narrowed to\none process's leases by `holderSession`; with `claimId`, just that lease; with `claimIds`,\nexactly the leases named (the leases the client tracks), so a lease it never learned of — an\nacquire whose answer was lost, a crashed process's lease under a reused session — is not kept\nalive and expires at the end of its term. `ttl` is optional: left out (or `null`), each lease\nis renewed for its own term (see `Ttl` for what is clamped and what is refused). Each touched\nlease gets one ack:\n\n- a **held space claim** is *extended* to now + `ttl` (clamped to 5–600 seconds), and\n  never moved earlier: when now + `ttl` is before its current expiry (a `ttl` of `0`, or a\n  lease acquired with a longer `leaseSeconds`), the expiry stays and the ack reports it. Only\n  an explicit renew (`POST .../renew` with `leaseSeconds`) sets a shorter expiry;\n- a **queued space claim** keeps its place and reports `position` (1 = next) and\n  `queueDepth`; its wait is extended the same way (never shortened), and a waiter that stops\n  heartbeating leaves the queue when its wait runs out.\n  When a queued claim reports `held`, it was granted: read the key to learn its fence;\n- a **task claim** is renewed for its fixed 15 minutes;\n- a **spool lease** is *reset* to its queue's current lease timeout, as its renew is (absent\n  `expiresAt` when the queue has no timeout). This is where spool leases differ from space\n  claims: a reset can land earlier than the previous expiry after the queue's timeout was\n  lowered, and `ttl` plays no part in it;\n- a lease **lost** since the last report — expired, its run cancelled, its message discarded,\n  or granted before a primary change — comes back once as `lost`, for up to 10 minutes after\n  the loss. Stop the work it guarded.\n\n`details` (an object of at most 16 KiB serialized) is stored on every touched lease as its\nlatest progress report and shown when the lease is read. A larger `details` is 400\n`invalid_request` naming `details` and refuses the whole heartbeat — no lease is renewed, as\nwith every 400 — so keep progress reports small (the limit bounds what every read, list and\nconsole view of the lease answers); the message says so. The cost is linear in the leases of the\ncalling credential (with `claimIds`: in the ids named), nothing more. A `claimId` outside the\ncredential is 404; an id in `claimIds` that names no lease this heartbeat may touch is\nanswered `lost` (never 404, so one stale id does not fail the batch, and another\ncredential's ids are indistinguishable from unknown ones).\n\nKey permission: `coordination_write`.\n",
         "tags": [
           "Heartbeat"
         ],
@@ -4023,13 +4023,11 @@ export const openapiDocument: OpenApiDocument = {
     "schemas": {
       "Ttl": {
         "title": "Ttl",
-        "description": "How long each touched lease should live, in one of three forms: a number of seconds\n(`30`, `2.5`), a numeric string (`\"30\"`), or a duration string — `\"30s\"`, `\"5m\"`, `\"1h\"`,\n`\"1500ms\"`, combinations such as `\"1m30s\"`, or ISO 8601 `\"PT30S\"`, `\"PT1M30S\"`. Space claims\nclamp it to 5–600 seconds; task claims and spool leases ignore it (they renew by their own\nrules). Anything else is 400 with `param: \"ttl\"`.\n",
+        "description": "How long each touched lease should live. Absent or `null`: each lease is renewed for its own\nterm — a space claim by its `leaseSeconds` (never moved earlier), a task claim for its 15\nminutes, a spool lease to its queue's timeout. Otherwise one of three forms: a number of\nseconds (`30`, `2.5`; a negative number counts as `0`, one above 10⁹ as 10⁹), a numeric string\n(`\"30\"`), or a duration string — `\"30s\"`, `\"5m\"`, `\"1h\"`, `\"1500ms\"`, combinations such as\n`\"1m30s\"`, or ISO 8601 `\"PT30S\"`, `\"PT1M30S\"`. Space claims clamp it to 5–600 seconds and a\nheartbeat never moves one earlier; task claims and spool leases ignore it (they renew by their\nown rules). What carries no duration — another string (`\"soon\"`), a boolean, an object, an\narray — is refused: 400 `invalid_ttl` with `param: \"ttl\"`, and no lease of the batch is\nrenewed (leave `ttl` out instead to renew each for its own term).\n",
         "oneOf": [
           {
             "title": "TtlSeconds",
             "type": "number",
-            "minimum": 0,
-            "maximum": 1000000000,
             "example": 30
           },
           {
@@ -4043,6 +4041,10 @@ export const openapiDocument: OpenApiDocument = {
             "type": "string",
             "pattern": "^(([0-9]{1,9}(\\.[0-9]{1,3})?(ms|s|m|h))+|PT(?=[0-9])([0-9]{1,9}(\\.[0-9]{1,3})?H)?([0-9]{1,9}(\\.[0-9]{1,3})?M)?([0-9]{1,9}(\\.[0-9]{1,3})?S)?)$",
             "example": "5m"
+          },
+          {
+            "title": "TtlOwnTerm",
+            "type": "null"
           }
         ],
         "example": 30
@@ -4059,9 +4061,6 @@ export const openapiDocument: OpenApiDocument = {
       "HeartbeatRequest": {
         "type": "object",
         "title": "HeartbeatRequest",
-        "required": [
-          "ttl"
-        ],
         "additionalProperties": false,
         "properties": {
           "ttl": {
@@ -4069,8 +4068,7 @@ export const openapiDocument: OpenApiDocument = {
           },
           "claimId": {
             "type": "string",
-            "minLength": 1,
-            "description": "Touch only this lease (of any kind). Without it (and without `claimIds`), every lease of the\ncredential is touched. Not together with `claimIds` (400 naming `claimIds`).\n",
+            "description": "Touch only this lease (of any kind). Without it (and without `claimIds`), every lease of the\ncredential is touched. An empty string `\"\"` is no filter, the same as leaving it out. Not\ntogether with `claimIds` (400 naming `claimIds`).\n",
             "example": "clm_7Zp2Qk9rT4xW1mN8"
           },
           "claimIds": {

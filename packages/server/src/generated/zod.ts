@@ -6,18 +6,23 @@ import * as z from 'zod';
 /**
  * Ttl
  *
- * How long each touched lease should live, in one of three forms: a number of seconds
- * (`30`, `2.5`), a numeric string (`"30"`), or a duration string — `"30s"`, `"5m"`, `"1h"`,
- * `"1500ms"`, combinations such as `"1m30s"`, or ISO 8601 `"PT30S"`, `"PT1M30S"`. Space claims
- * clamp it to 5–600 seconds; task claims and spool leases ignore it (they renew by their own
- * rules). Anything else is 400 with `param: "ttl"`.
+ * How long each touched lease should live. Absent or `null`: each lease is renewed for its own
+ * term — a space claim by its `leaseSeconds` (never moved earlier), a task claim for its 15
+ * minutes, a spool lease to its queue's timeout. Otherwise one of three forms: a number of
+ * seconds (`30`, `2.5`; a negative number counts as `0`, one above 10⁹ as 10⁹), a numeric string
+ * (`"30"`), or a duration string — `"30s"`, `"5m"`, `"1h"`, `"1500ms"`, combinations such as
+ * `"1m30s"`, or ISO 8601 `"PT30S"`, `"PT1M30S"`. Space claims clamp it to 5–600 seconds and a
+ * heartbeat never moves one earlier; task claims and spool leases ignore it (they renew by their
+ * own rules). What carries no duration — another string (`"soon"`), a boolean, an object, an
+ * array — is refused: 400 `invalid_ttl` with `param: "ttl"`, and no lease of the batch is
+ * renewed (leave `ttl` out instead to renew each for its own term).
  *
  */
 export const zTtl = z.union([
-    z.number().gte(0).lte(1000000000),
+    z.number(),
     z.string().regex(/^[0-9]{1,9}(\.[0-9]{1,3})?$/),
     z.string().regex(/^(([0-9]{1,9}(\.[0-9]{1,3})?(ms|s|m|h))+|PT(?=[0-9])([0-9]{1,9}(\.[0-9]{1,3})?H)?([0-9]{1,9}(\.[0-9]{1,3})?M)?([0-9]{1,9}(\.[0-9]{1,3})?S)?)$/)
-]);
+]).nullable();
 
 /**
  * The holder's latest progress report, as sent with the last heartbeat that touched the lease
@@ -31,8 +36,8 @@ export const zDetails = z.record(z.string(), z.unknown());
  * HeartbeatRequest
  */
 export const zHeartbeatRequest = z.object({
-    ttl: zTtl,
-    claimId: z.string().min(1).optional(),
+    ttl: zTtl.optional(),
+    claimId: z.string().optional(),
     claimIds: z.array(z.string().min(1).max(64)).max(10000).optional(),
     holderSession: z.string().min(1).max(200).optional(),
     details: zDetails.optional()
