@@ -13,8 +13,8 @@ export { EngineError, errorStatusByCode, errorTypeByStatus, isEngineError, type 
 export { MAX_JSON_DEPTH, describeJsonProblem, jsonProblem, requireStorableJson, type JsonProblem } from './json-value.js';
 /** Random sources for ids and tokens. */
 export { cryptoRandom, seededRandom, type RandomSource } from './random.js';
-/** The heartbeat `ttl` parser. */
-export { parseTtl } from './ttl.js';
+/** The heartbeat `ttl` parser and its refusal message. */
+export { parseTtl, ttlRefusal } from './ttl.js';
 /** Keys, accounts, permissions and authentication. */
 export {
   ALL_PERMISSIONS,

@@ -18,14 +18,17 @@ export function parseTtl(value: unknown): number | null {
   if (value === undefined || value === null) return null;
   if (typeof value === 'number' && Number.isFinite(value)) return Math.min(MAX_TTL_SECONDS, Math.max(0, value));
   const seconds = ttlSeconds(value);
-  if (seconds === undefined) {
-    throw new EngineError(
-      'invalid_ttl',
-      `ttl must be a number of seconds, a numeric string, or a duration such as "30s", "5m" or "PT30S" (got ${describe(value)}); leave it out to renew each lease for its own term. Nothing was renewed.`,
-      'ttl',
-    );
-  }
+  if (seconds === undefined) throw new EngineError('invalid_ttl', ttlRefusal(value), 'ttl');
   return seconds;
+}
+
+/**
+ * The message of an `invalid_ttl` for `value` (one owner: the HTTP validation answers it too).
+ * @example
+ * ttlRefusal(true); // 'ttl must be a number of seconds, … (got boolean); …'
+ */
+export function ttlRefusal(value: unknown): string {
+  return `ttl must be a number of seconds, a numeric string, or a duration such as "30s", "5m" or "PT30S" (got ${describe(value)}); leave it out to renew each lease for its own term. Nothing was renewed.`;
 }
 
 function describe(value: unknown): string {
