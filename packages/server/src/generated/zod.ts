@@ -2,6 +2,7 @@
 // Run `pnpm gen` after changing the spec.
 
 import * as z from 'zod';
+import { hasCodePointLength } from '@leasehold/protocol';
 
 /**
  * Ttl
@@ -38,8 +39,8 @@ export const zDetails = z.record(z.string(), z.unknown());
 export const zHeartbeatRequest = z.object({
     ttl: zTtl.optional(),
     claimId: z.string().optional(),
-    claimIds: z.array(z.string().min(1).max(64)).max(10000).optional(),
-    holderSession: z.string().min(1).max(200).optional(),
+    claimIds: z.array(z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' })).max(10000).optional(),
+    holderSession: z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }).optional(),
     details: zDetails.optional()
 });
 
@@ -216,7 +217,7 @@ export const zHeartbeatResponse = z.object({
  * `COLLATE "C"`).
  *
  */
-export const zClaimKey = z.string().min(1).max(512).regex(/^(?!\.{1,2}$)/);
+export const zClaimKey = z.string().refine((s) => hasCodePointLength(s, 1, 512), { message: 'must be 1 to 512 characters (Unicode code points)' }).regex(/^(?!\.{1,2}$)/);
 
 /**
  * The fencing token of a grant. It strictly increases each time the guarded resource is granted
@@ -293,8 +294,8 @@ export const zClaimList = z.object({
 export const zAcquireClaimRequest = z.object({
     key: zClaimKey,
     scopeId: z.uuid(),
-    holder: z.string().min(1).max(200),
-    holderSession: z.string().min(1).max(200),
+    holder: z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
+    holderSession: z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
     leaseSeconds: zLeaseSeconds.optional(),
     wait: z.boolean().optional().default(false)
 });
@@ -303,7 +304,7 @@ export const zAcquireClaimRequest = z.object({
  * RenewClaimRequest
  */
 export const zRenewClaimRequest = z.object({
-    token: z.string().min(1),
+    token: z.string().refine((s) => hasCodePointLength(s, 1, Infinity), { message: 'must be at least 1 characters (Unicode code points)' }),
     leaseSeconds: zLeaseSeconds.optional()
 });
 
@@ -311,7 +312,7 @@ export const zRenewClaimRequest = z.object({
  * ReleaseClaimRequest
  */
 export const zReleaseClaimRequest = z.object({
-    token: z.string().min(1),
+    token: z.string().refine((s) => hasCodePointLength(s, 1, Infinity), { message: 'must be at least 1 characters (Unicode code points)' }),
     observation: zObservation.optional()
 });
 
@@ -430,8 +431,8 @@ export const zTaskList = z.object({
  * CreateTaskRequest
  */
 export const zCreateTaskRequest = z.object({
-    title: z.string().min(1).max(500),
-    description: z.string().max(20000).optional().default('')
+    title: z.string().refine((s) => hasCodePointLength(s, 1, 500), { message: 'must be 1 to 500 characters (Unicode code points)' }),
+    description: z.string().refine((s) => hasCodePointLength(s, 0, 20000), { message: 'must be at most 20000 characters (Unicode code points)' }).optional().default('')
 });
 
 /**
@@ -450,15 +451,15 @@ export const zUpdateTaskRequest = z.object({
         'InProgress',
         'Blocked'
     ]).optional(),
-    title: z.string().min(1).max(500).optional(),
-    description: z.string().max(20000).optional()
+    title: z.string().refine((s) => hasCodePointLength(s, 1, 500), { message: 'must be 1 to 500 characters (Unicode code points)' }).optional(),
+    description: z.string().refine((s) => hasCodePointLength(s, 0, 20000), { message: 'must be at most 20000 characters (Unicode code points)' }).optional()
 });
 
 /**
  * AddTaskNoteRequest
  */
 export const zAddTaskNoteRequest = z.object({
-    text: z.string().min(1).max(20000)
+    text: z.string().refine((s) => hasCodePointLength(s, 1, 20000), { message: 'must be 1 to 20000 characters (Unicode code points)' })
 });
 
 /**
@@ -506,7 +507,7 @@ export const zTaskClaimRelease = z.object({
  */
 export const zCompleteTaskRequest = z.object({
     result: z.unknown().optional(),
-    note: z.string().min(1).max(20000).optional()
+    note: z.string().refine((s) => hasCodePointLength(s, 1, 20000), { message: 'must be 1 to 20000 characters (Unicode code points)' }).optional()
 });
 
 /**
@@ -896,7 +897,7 @@ export const zUpdateAccountRequest = z.object({
  * Change a key's standing. The key is named in the body so it never lands in a URL or access log.
  */
 export const zUpdateCredentialRequest = z.object({
-    apiKey: z.string().min(1),
+    apiKey: z.string().refine((s) => hasCodePointLength(s, 1, Infinity), { message: 'must be at least 1 characters (Unicode code points)' }),
     blocked: z.boolean().optional(),
     expired: z.boolean().optional(),
     rateLimitPerSecond: z.int().gte(1).nullish()
@@ -907,7 +908,7 @@ export const zUpdateCredentialRequest = z.object({
  * operation (1–255 printable ASCII characters; the quoted form is accepted).
  *
  */
-export const zIdempotencyKeyOptional = z.string().min(1).max(257);
+export const zIdempotencyKeyOptional = z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' });
 
 /**
  * The space, a UUID your key may see. Spaces need no creation.
@@ -917,7 +918,7 @@ export const zSpaceId = z.uuid();
 /**
  * Only keys that start with this string.
  */
-export const zPrefix = z.string().max(512);
+export const zPrefix = z.string().refine((s) => hasCodePointLength(s, 0, 512), { message: 'must be at most 512 characters (Unicode code points)' });
 
 /**
  * Page size, 1–100.
@@ -927,7 +928,7 @@ export const zLimit = z.int().gte(1).lte(100).default(50);
 /**
  * The `nextCursor` of the previous page.
  */
-export const zCursor = z.string().min(1).max(2048);
+export const zCursor = z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' });
 
 /**
  * A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
@@ -940,7 +941,7 @@ export const zCursor = z.string().min(1).max(2048);
  * `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
  *
  */
-export const zIdempotencyKeyRequired = z.string().min(1).max(257);
+export const zIdempotencyKeyRequired = z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' });
 
 /**
  * The claim key, percent-encoded (a `/` in the key is sent as `%2F`).
@@ -971,7 +972,7 @@ export const zTaskId2 = zTaskId;
  * does not change the ETag.
  *
  */
-export const zIfMatch = z.string().min(1).max(200);
+export const zIfMatch = z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' });
 
 /**
  * The live claim token of a claimed task. Required on protected writes (notes, PATCH,
@@ -986,7 +987,7 @@ export const zXTaskClaim = zTaskToken;
  * this session in `holderSession` touches the lease; one naming another session does not.
  *
  */
-export const zLeaseholdSession = z.string().min(1).max(200);
+export const zLeaseholdSession = z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' });
 
 /**
  * The spool name.
@@ -1011,12 +1012,12 @@ export const zMessageHandle2 = zMessageHandle;
 /**
  * The `id` of the last event seen (or a `nextCursor`); omit it to start with the oldest event kept (10 minutes).
  */
-export const zEventCursor = z.string().min(1).max(64);
+export const zEventCursor = z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' });
 
 /**
  * The `id` of the last event received; what `EventSource` sends when it reconnects. Wins over `cursor`.
  */
-export const zLastEventId = z.string().min(1).max(64);
+export const zLastEventId = z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' });
 
 /**
  * The account id (the demo keys use `acct_demo` and `acct_other`).
@@ -1031,7 +1032,7 @@ export const zClaimId = z.string().regex(/^clm_[A-Za-z0-9]+$/);
 export const zHeartbeatClaimsBody = zHeartbeatRequest;
 
 export const zHeartbeatClaimsHeaders = z.object({
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 /**
@@ -1044,9 +1045,9 @@ export const zListSpaceClaimsPath = z.object({
 });
 
 export const zListSpaceClaimsQuery = z.object({
-    prefix: z.string().max(512).optional(),
+    prefix: z.string().refine((s) => hasCodePointLength(s, 0, 512), { message: 'must be at most 512 characters (Unicode code points)' }).optional(),
     limit: z.int().gte(1).lte(100).optional().default(50),
-    cursor: z.string().min(1).max(2048).optional()
+    cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
 });
 
 /**
@@ -1057,7 +1058,7 @@ export const zListSpaceClaimsResponse = zClaimList;
 export const zAcquireSpaceClaimBody = zAcquireClaimRequest;
 
 export const zAcquireSpaceClaimHeaders = z.object({
-    'Idempotency-Key': z.string().min(1).max(257)
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' })
 });
 
 export const zAcquireSpaceClaimPath = z.object({
@@ -1082,7 +1083,7 @@ export const zGetSpaceClaimResponse = zClaim;
 export const zRenewSpaceClaimBody = zRenewClaimRequest;
 
 export const zRenewSpaceClaimHeaders = z.object({
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zRenewSpaceClaimPath = z.object({
@@ -1098,7 +1099,7 @@ export const zRenewSpaceClaimResponse = zClaim;
 export const zReleaseSpaceClaimBody = zReleaseClaimRequest;
 
 export const zReleaseSpaceClaimHeaders = z.object({
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zReleaseSpaceClaimPath = z.object({
@@ -1112,7 +1113,7 @@ export const zReleaseSpaceClaimPath = z.object({
 export const zReleaseSpaceClaimResponse = zReleasedClaim;
 
 export const zCancelScopeHeaders = z.object({
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zCancelScopePath = z.object({
@@ -1128,7 +1129,7 @@ export const zCancelScopeResponse = zScopeCancellation;
 export const zListTasksQuery = z.object({
     status: zTaskStatus.optional(),
     limit: z.int().gte(1).lte(100).optional().default(50),
-    cursor: z.string().min(1).max(2048).optional()
+    cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
 });
 
 /**
@@ -1139,7 +1140,7 @@ export const zListTasksResponse = zTaskList;
 export const zCreateTaskBody = zCreateTaskRequest;
 
 export const zCreateTaskHeaders = z.object({
-    'Idempotency-Key': z.string().min(1).max(257)
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' })
 });
 
 /**
@@ -1159,9 +1160,9 @@ export const zGetTaskResponse = zTask;
 export const zUpdateTaskBody = zUpdateTaskRequest;
 
 export const zUpdateTaskHeaders = z.object({
-    'If-Match': z.string().min(1).max(200),
+    'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
     'X-Task-Claim': zTaskToken.optional(),
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zUpdateTaskPath = z.object({
@@ -1176,8 +1177,8 @@ export const zUpdateTaskResponse = zTask;
 export const zAddTaskNoteBody = zAddTaskNoteRequest;
 
 export const zAddTaskNoteHeaders = z.object({
-    'If-Match': z.string().min(1).max(200),
-    'Idempotency-Key': z.string().min(1).max(257),
+    'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }),
     'X-Task-Claim': zTaskToken.optional()
 });
 
@@ -1193,9 +1194,9 @@ export const zAddTaskNoteResponse = zTaskNote;
 export const zClaimTaskBody = zClaimTaskRequest;
 
 export const zClaimTaskHeaders = z.object({
-    'If-Match': z.string().min(1).max(200),
-    'Idempotency-Key': z.string().min(1).max(257),
-    'Leasehold-Session': z.string().min(1).max(200).optional()
+    'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }),
+    'Leasehold-Session': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }).optional()
 });
 
 export const zClaimTaskPath = z.object({
@@ -1210,8 +1211,8 @@ export const zClaimTaskResponse = zTaskClaim;
 export const zRenewTaskClaimBody = zTaskClaimTokenRequest;
 
 export const zRenewTaskClaimHeaders = z.object({
-    'If-Match': z.string().min(1).max(200),
-    'Idempotency-Key': z.string().min(1).max(257)
+    'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' })
 });
 
 export const zRenewTaskClaimPath = z.object({
@@ -1226,8 +1227,8 @@ export const zRenewTaskClaimResponse = zTaskClaim;
 export const zReleaseTaskClaimBody = zTaskClaimTokenRequest;
 
 export const zReleaseTaskClaimHeaders = z.object({
-    'If-Match': z.string().min(1).max(200),
-    'Idempotency-Key': z.string().min(1).max(257)
+    'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' })
 });
 
 export const zReleaseTaskClaimPath = z.object({
@@ -1242,9 +1243,9 @@ export const zReleaseTaskClaimResponse = zTaskClaimRelease;
 export const zCompleteTaskBody = zCompleteTaskRequest;
 
 export const zCompleteTaskHeaders = z.object({
-    'If-Match': z.string().min(1).max(200),
+    'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
     'X-Task-Claim': zTaskToken.optional(),
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zCompleteTaskPath = z.object({
@@ -1259,7 +1260,7 @@ export const zCompleteTaskResponse = zTask;
 export const zCreateSpoolBody = zCreateSpoolRequest;
 
 export const zCreateSpoolHeaders = z.object({
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 /**
@@ -1270,7 +1271,7 @@ export const zCreateSpoolResponse = zSpool;
 export const zPutQueueBody = zPutQueueRequest;
 
 export const zPutQueueHeaders = z.object({
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zPutQueuePath = z.object({
@@ -1286,7 +1287,7 @@ export const zPutQueueResponse = zQueue;
 export const zSendMessageBody = zSendMessageRequest;
 
 export const zSendMessageHeaders = z.object({
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zSendMessagePath = z.object({
@@ -1300,7 +1301,7 @@ export const zSendMessagePath = z.object({
 export const zSendMessageResponse = zMessage;
 
 export const zReceiveMessageHeaders = z.object({
-    'Leasehold-Session': z.string().min(1).max(200).optional()
+    'Leasehold-Session': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }).optional()
 });
 
 export const zReceiveMessagePath = z.object({
@@ -1315,7 +1316,7 @@ export const zReceiveMessageResponse = z.union([
 
 export const zRenewSpoolLeaseHeaders = z.object({
     'Spooler-Lease': zSpoolLease,
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zRenewSpoolLeasePath = z.object({
@@ -1329,7 +1330,7 @@ export const zRenewSpoolLeaseResponse = z.void();
 
 export const zAckMessageHeaders = z.object({
     'Spooler-Lease': zSpoolLease,
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zAckMessagePath = z.object({
@@ -1345,7 +1346,7 @@ export const zNackMessageBody = zNackMessageRequest;
 
 export const zNackMessageHeaders = z.object({
     'Spooler-Lease': zSpoolLease,
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zNackMessagePath = z.object({
@@ -1358,7 +1359,7 @@ export const zNackMessagePath = z.object({
 export const zNackMessageResponse = z.void();
 
 export const zDiscardMessageHeaders = z.object({
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zDiscardMessagePath = z.object({
@@ -1373,7 +1374,7 @@ export const zDiscardMessageResponse = z.void();
 
 export const zListSpacesQuery = z.object({
     limit: z.int().gte(1).lte(100).optional().default(50),
-    cursor: z.string().min(1).max(2048).optional()
+    cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
 });
 
 /**
@@ -1386,9 +1387,9 @@ export const zGetSpaceActivityPath = z.object({
 });
 
 export const zGetSpaceActivityQuery = z.object({
-    prefix: z.string().max(512).optional(),
+    prefix: z.string().refine((s) => hasCodePointLength(s, 0, 512), { message: 'must be at most 512 characters (Unicode code points)' }).optional(),
     limit: z.int().gte(1).lte(100).optional().default(50),
-    cursor: z.string().min(1).max(2048).optional()
+    cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
 });
 
 /**
@@ -1398,7 +1399,7 @@ export const zGetSpaceActivityResponse = zSpaceActivity;
 
 export const zListQueueStatsQuery = z.object({
     limit: z.int().gte(1).lte(100).optional().default(50),
-    cursor: z.string().min(1).max(2048).optional()
+    cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
 });
 
 /**
@@ -1407,7 +1408,7 @@ export const zListQueueStatsQuery = z.object({
 export const zListQueueStatsResponse = zQueueStatsList;
 
 export const zListLeaseEventsQuery = z.object({
-    cursor: z.string().min(1).max(64).optional(),
+    cursor: z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' }).optional(),
     limit: z.int().gte(1).lte(100).optional().default(50)
 });
 
@@ -1417,11 +1418,11 @@ export const zListLeaseEventsQuery = z.object({
 export const zListLeaseEventsResponse = zLeaseEventList;
 
 export const zStreamLeaseEventsHeaders = z.object({
-    'Last-Event-ID': z.string().min(1).max(64).optional()
+    'Last-Event-ID': z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' }).optional()
 });
 
 export const zStreamLeaseEventsQuery = z.object({
-    cursor: z.string().min(1).max(64).optional(),
+    cursor: z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' }).optional(),
     limit: z.int().gte(1).lte(100).optional().default(50)
 });
 
@@ -1432,7 +1433,7 @@ export const zStreamLeaseEventsResponse = z.string();
 
 export const zListSessionsQuery = z.object({
     limit: z.int().gte(1).lte(100).optional().default(50),
-    cursor: z.string().min(1).max(2048).optional()
+    cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
 });
 
 /**
