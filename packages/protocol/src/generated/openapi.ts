@@ -74,6 +74,12 @@ export interface paths {
          *     never skipping or repeating one, whatever is acquired or released between pages. Waiters are not rows of their own: a held row reports
          *     how many wait behind it in `queueDepth`. Tokens never appear here.
          *
+         *     **The list is paginated even when you pass no `limit`** (the seed page's curl passes none):
+         *     without it a page holds at most 50 claims (`limit` takes 1–100). When more are held the answer
+         *     has a non-null `nextCursor` and a `Link: <?cursor=…>; rel="next"` header; a reader that wants
+         *     every claim follows them until `nextCursor` is `null`. The limit protects the server and the
+         *     reader from unbounded answers in a space with many keys.
+         *
          *     Key permission: `coordination_read`.
          */
         get: operations["listSpaceClaims"];
@@ -2717,6 +2723,14 @@ export interface components {
          */
         RetryAfter: number;
         /**
+         * @description Present when there is a next page (RFC 8288): `<?cursor=…>; rel="next"`, a reference relative
+         *     to the request's URL that keeps its `prefix` and `limit` and adds the page's `nextCursor` as
+         *     `cursor`. Absent on the last page. The same hint as the body's `nextCursor`, for readers that
+         *     print headers (`curl -i`) or follow `rel="next"`.
+         * @example <?limit=50&cursor=eyJrIjoicmVwb3J0cy8yMDI2LTExIn0>; rel="next"
+         */
+        Link: string;
+        /**
          * @description The task's current version tag; send it back in `If-Match` on the next write. Notes, PATCH and complete change it; a claim, its renewals and its release do not.
          * @example "task-42-v8"
          */
@@ -2850,6 +2864,7 @@ export interface operations {
             200: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -207,7 +207,7 @@ export const openapiDocument: OpenApiDocument = {
       "get": {
         "operationId": "listSpaceClaims",
         "summary": "List held claims",
-        "description": "Read-only list of the claims currently held in a space, in key order (by Unicode code\npoint), optionally only keys that start with `prefix`. Pages hold up to `limit` rows; pass\n`nextCursor` back as `cursor` for the next page until it is `null`. The cursor is opaque and\nstands for the last key of its page: a walk lists every key held throughout it exactly once,\nnever skipping or repeating one, whatever is acquired or released between pages. Waiters are not rows of their own: a held row reports\nhow many wait behind it in `queueDepth`. Tokens never appear here.\n\nKey permission: `coordination_read`.\n",
+        "description": "Read-only list of the claims currently held in a space, in key order (by Unicode code\npoint), optionally only keys that start with `prefix`. Pages hold up to `limit` rows; pass\n`nextCursor` back as `cursor` for the next page until it is `null`. The cursor is opaque and\nstands for the last key of its page: a walk lists every key held throughout it exactly once,\nnever skipping or repeating one, whatever is acquired or released between pages. Waiters are not rows of their own: a held row reports\nhow many wait behind it in `queueDepth`. Tokens never appear here.\n\n**The list is paginated even when you pass no `limit`** (the seed page's curl passes none):\nwithout it a page holds at most 50 claims (`limit` takes 1–100). When more are held the answer\nhas a non-null `nextCursor` and a `Link: <?cursor=…>; rel=\"next\"` header; a reader that wants\nevery claim follows them until `nextCursor` is `null`. The limit protects the server and the\nreader from unbounded answers in a space with many keys.\n\nKey permission: `coordination_read`.\n",
         "tags": [
           "Space claims"
         ],
@@ -239,6 +239,9 @@ export const openapiDocument: OpenApiDocument = {
             "headers": {
               "Request-Id": {
                 "$ref": "#/components/headers/RequestId"
+              },
+              "Link": {
+                "$ref": "#/components/headers/Link"
               }
             },
             "content": {
@@ -6510,6 +6513,13 @@ export const openapiDocument: OpenApiDocument = {
           "minimum": 1
         },
         "example": 2
+      },
+      "Link": {
+        "description": "Present when there is a next page (RFC 8288): `<?cursor=…>; rel=\"next\"`, a reference relative\nto the request's URL that keeps its `prefix` and `limit` and adds the page's `nextCursor` as\n`cursor`. Absent on the last page. The same hint as the body's `nextCursor`, for readers that\nprint headers (`curl -i`) or follow `rel=\"next\"`.\n",
+        "schema": {
+          "type": "string"
+        },
+        "example": "<?limit=50&cursor=eyJrIjoicmVwb3J0cy8yMDI2LTExIn0>; rel=\"next\""
       },
       "ETag": {
         "description": "The task's current version tag; send it back in `If-Match` on the next write. Notes, PATCH and complete change it; a claim, its renewals and its release do not.",
