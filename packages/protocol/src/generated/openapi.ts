@@ -1369,12 +1369,18 @@ export interface components {
              */
             scopeId: string;
             /**
-             * @description A name for the claimant, shown in reads.
+             * @description A name for the claimant, shown in reads, lists, heartbeat filters and the console. 1–200
+             *     characters (Unicode code points, as every length of this API): the seed page sets no limit;
+             *     this one protects the server, since the holder is stored on every claim and answered in
+             *     every read and list of it. An empty name is refused (400 naming `holder`): it names nobody.
              * @example worker-1
              */
             holder: string;
             /**
-             * @description The claimant process's session id; heartbeats that pass it touch only this session's leases.
+             * @description The claimant process's session id; heartbeats that pass it touch only this session's
+             *     leases. 1–200 characters (Unicode code points): the seed page sets no limit; this one
+             *     protects the server (stored and indexed with every claim). An empty session is refused (400
+             *     naming `holderSession`): a heartbeat's `holderSession` filter could never select it.
              * @example sess_4d3c2b1a
              */
             holderSession: string;

@@ -4781,14 +4781,14 @@ export const openapiDocument: OpenApiDocument = {
             "type": "string",
             "minLength": 1,
             "maxLength": 200,
-            "description": "A name for the claimant, shown in reads.",
+            "description": "A name for the claimant, shown in reads, lists, heartbeat filters and the console. 1–200\ncharacters (Unicode code points, as every length of this API): the seed page sets no limit;\nthis one protects the server, since the holder is stored on every claim and answered in\nevery read and list of it. An empty name is refused (400 naming `holder`): it names nobody.\n",
             "example": "worker-1"
           },
           "holderSession": {
             "type": "string",
             "minLength": 1,
             "maxLength": 200,
-            "description": "The claimant process's session id; heartbeats that pass it touch only this session's leases.",
+            "description": "The claimant process's session id; heartbeats that pass it touch only this session's\nleases. 1–200 characters (Unicode code points): the seed page sets no limit; this one\nprotects the server (stored and indexed with every claim). An empty session is refused (400\nnaming `holderSession`): a heartbeat's `holderSession` filter could never select it.\n",
             "example": "sess_4d3c2b1a"
           },
           "leaseSeconds": {
