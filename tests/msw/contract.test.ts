@@ -106,6 +106,7 @@ describe('one scripted sequence, every transport', () => {
       'list: 200',
       'create task: 201',
       'claim task: 200',
+      'claimed again: 409',
       'stale claim: 412',
       'complete task: 200',
       'create spool: 201',

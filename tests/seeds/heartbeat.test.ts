@@ -137,6 +137,43 @@ describe('the heartbeat page against one default server', () => {
     expect(beat).toEqual({ status: 200, body: { object: 'list', results: [{ claimId: claim.claimId, status: 'held', expiresAt: claim.expiresAt, queueDepth: 0 }] } });
   });
 
+  it('ttl as the page types it (number | string | any, not required): absent, null and negative renew; what carries no duration is a 400 that says so', async () => {
+    const claim = await acquire('hb/ttl');
+    const auth = `\n  -H "Authorization: ${AUTH}" \\`;
+    const held = { claimId: claim.claimId, status: 'held', expiresAt: claim.expiresAt, queueDepth: 0 };
+    // Absent or null: each lease for its own term (120 s here), never moved earlier.
+    const absent = await curl(curlSnippet(`{"claimId": "${claim.claimId}", "details": {}}`, auth));
+    expect([absent.status, absent.json.results.length]).toEqual([200, 1]);
+    expect(absent.json.results[0].expiresAt).toBeGreaterThanOrEqual(claim.expiresAt);
+    const nulled = await runPython(pythonSnippet(claim.claimId, AUTH).replace('"ttl": 0', '"ttl": None'));
+    expect([nulled.status, nulled.body.results[0].claimId]).toEqual([200, claim.claimId]);
+    const negative = await runNode(fetchSnippet(claim.claimId, AUTH).replace('"ttl": 0', '"ttl": -5'));
+    expect(negative.status).toBe(200);
+    expect(negative.body.results[0]).toMatchObject({ ...held, expiresAt: expect.any(Number) });
+    for (const ttl of ['"soon"', 'true', '{}']) {
+      const bad = await curl(curlSnippet(pageBody(claim.claimId).replace('"ttl": 0', `"ttl": ${ttl}`), auth));
+      expect([bad.status, bad.json.code, bad.json.param], ttl).toEqual([400, 'invalid_ttl', 'ttl']);
+      expect(bad.json.message).toMatch(/leave it out to renew each lease for its own term/);
+    }
+  });
+
+  it('claimId "" is no filter; details over 16 KiB refuses the batch and says nothing was renewed', async () => {
+    const claim = await acquire('hb/empty-id');
+    const all = await runPython(pythonSnippet('', AUTH));
+    expect(all.status).toBe(200);
+    expect(all.body.results.map((r: { claimId: string }) => r.claimId)).toContain(claim.claimId);
+    const big = await runPython(pythonSnippet(claim.claimId, AUTH).replace('"details": {}', `"details": {"log": "${'x'.repeat(17 * 1024)}"}`));
+    expect([big.status, big.body.code, big.body.param]).toEqual([400, 'invalid_request', 'details']);
+    expect(big.body.message).toMatch(/at most 16 KiB.*nothing was renewed/);
+  });
+
+  it('a credential in another scheme (Basic) is 401 invalid_api_key, and the message names the Bearer form', async () => {
+    const claim = await acquire('hb/basic');
+    const basic = await runNode(fetchSnippet(claim.claimId, 'Basic bGhfdGVzdF9hZG1pbjo='));
+    expect([basic.status, basic.body.type, basic.body.code]).toEqual([401, 'authentication_error', 'invalid_api_key']);
+    expect(basic.body.message).toMatch(/Bearer <api key>/);
+  });
+
   it("every error the page lists comes in the page's envelope: type, code, message, request_id", async () => {
     const claim = await acquire('hb/errors');
     const bad = await runPython(pythonSnippet(claim.claimId, AUTH).replace('"ttl": 0', '"ttl": "soon"'));

@@ -79,6 +79,29 @@ describe('the space-claims page against one default server', () => {
     expect((await curl(page.release('nightly-report', acquired.json.token), env)).status).toBe(200);
   });
 
+  it('its claim list holds at most 50 claims a page: more held is a nextCursor in the body and a Link rel="next" header, which lead to the rest', async () => {
+    const spaceEnv = { ...env, RUNSTATE_SPACE_ID: randomUUID() };
+    const keys = Array.from({ length: 52 }, (_, i) => `many/${String(i).padStart(2, '0')}`);
+    for (const key of keys) {
+      const created = await fetch(`${server.origin}/v1/spaces/${spaceEnv.RUNSTATE_SPACE_ID}/claims`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer lh_test_admin', 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        body: JSON.stringify({ key, scopeId: RUN_ID, holder: 'worker-1', holderSession: 'sess-many' }),
+      });
+      expect(created.status).toBe(201);
+    }
+    const first = await curl(page.list, spaceEnv); // the page's curl as written: no limit
+    expect(first.status).toBe(200);
+    expect(first.json.data).toHaveLength(50);
+    expect(first.json.nextCursor).toEqual(expect.any(String));
+    const link = /^<(\?[^>]+)>; rel="next"$/.exec(first.headers.link ?? '');
+    expect(link, `Link: ${first.headers.link}`).not.toBeNull();
+    const next = await curl(`curl -X GET "$RUNSTATE_BASE_URL/v1/spaces/$RUNSTATE_SPACE_ID/claims${link![1]}" \\
+  -H "Authorization: Bearer $RUNSTATE_API_KEY"`, spaceEnv);
+    expect(next.json.data.map((c: { key: string }) => c.key)).toEqual(keys.slice(50));
+    expect([next.json.nextCursor, next.headers.link]).toEqual([null, undefined]);
+  });
+
   it('takes a key holding "/" when the reader percent-encodes it in the path', async () => {
     const acquired = await curl(page.acquire('reports/2026-11'), env);
     expect(acquired.status).toBe(201);

@@ -86,9 +86,10 @@ function httpClient(baseAddress: string, token: string) {
 }
 
 describe('the task-claims page against one default server', () => {
-  it('its curl commands: the literal If-Match is 412 (read through code), then claim, renew and release with the same fixed keys', async () => {
+  it('its curl commands as written: one If-Match (the ETag read before the claim) claims, renews and releases, with the same fixed keys', async () => {
     const stale = await curl(page.acquire('"task-42-plan-7"'), env);
     expect([stale.status, stale.json.code, stale.json.type]).toEqual([412, 'etag_mismatch', 'precondition_error']);
+    expect(stale.json.message).toMatch(/current ETag/);
     // "Required source freshness is checked before acquisition; failure creates no claim" — and
     // nothing is stored under example-acquire-001, so the reader's retry with the real ETag claims.
     const etag = await etagOf42();
@@ -97,18 +98,23 @@ describe('the task-claims page against one default server', () => {
     expect(acquired.headers['idempotent-replayed']).toBeUndefined();
     expect(acquired.json.token).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(acquired.json.expiresUtc).toMatch(WHOLE_SECONDS_UTC); // "2026-10-19T09:15:00Z"
-    const claimed = acquired.headers.etag as string;
+    // "Claiming neither starts the task nor completes work": the task's ETag stays what it was.
+    expect(acquired.headers.etag, 'a claim does not change the ETag').toBe(etag);
+    expect(await etagOf42()).toBe(etag);
 
-    const renewed = await curl(page.renew(claimed, acquired.json.token), env);
-    expect(renewed.status).toBe(200); // "renews a matching unexpired lease for 15 minutes"
+    // The page's renew and release send the acquire's If-Match, as written.
+    const renewed = await curl(page.renew(etag, acquired.json.token), env);
+    expect(renewed.status, renewed.body).toBe(200); // "renews a matching unexpired lease for 15 minutes"
     expect(renewed.json.expiresUtc).toMatch(WHOLE_SECONDS_UTC);
     expect(renewed.json).not.toHaveProperty('token');
-    expect(renewed.headers.etag, 'renew does not change the ETag').toBe(claimed);
+    expect(renewed.headers.etag, 'renew does not change the ETag').toBe(etag);
 
-    const released = await curl(page.release(claimed, acquired.json.token), env);
-    expect(released.status).toBe(200);
+    const released = await curl(page.release(etag, acquired.json.token), env);
+    expect(released.status, released.body).toBe(200);
     expect(released.json).toMatchObject({ released: true, releasedUtc: expect.stringMatching(WHOLE_SECONDS_UTC) });
     expect(released.json).not.toHaveProperty('token'); // "Release returns no token."
+    expect(released.headers.etag, 'release does not change the ETag').toBe(etag);
+    expect(await etagOf42()).toBe(etag);
   });
 
   it('its C# flow, request for request: read, claim, check the expiry, re-read, note, re-read, release', async () => {
@@ -122,6 +128,7 @@ describe('the task-claims page against one default server', () => {
     expect(expiry > Date.now() + 30_000, 'the returned UTC expiry is still usable').toBe(true);
 
     const fresh = (await http.send('GET', 'api/v1/tasks/42')).ensureSuccess();
+    expect(fresh.etag, 'the claim kept the ETag; the re-read serves as well').toBe(etag);
     const noteKey = randomUUID().replace(/-/g, '');
     const saved = (await http.send('POST', 'api/v1/tasks/42/notes', { 'If-Match': fresh.etag as string, 'Idempotency-Key': noteKey, 'X-Task-Claim': token }, {
       text: 'Draft prepared. Waiting for approval.',
@@ -129,10 +136,12 @@ describe('the task-claims page against one default server', () => {
     expect(saved.json).toMatchObject({ text: 'Draft prepared. Waiting for approval.', claimId: acquired.json.claimId });
 
     const latest = (await http.send('GET', 'api/v1/tasks/42')).ensureSuccess();
+    expect(latest.etag, 'the note changed the ETag: the page re-reads after each successful write').not.toBe(fresh.etag);
     expect(latest.json.notes.at(-1).text).toBe('Draft prepared. Waiting for approval.');
     const releaseKey = randomUUID().replace(/-/g, '');
     const released = (await http.send('POST', 'api/v1/tasks/42/claim/release', { 'If-Match': latest.etag as string, 'Idempotency-Key': releaseKey }, { token })).ensureSuccess();
     expect(released.json).toMatchObject({ released: true });
+    expect(released.etag, 'the release kept the ETag').toBe(latest.etag);
     expect((await http.send('GET', 'api/v1/tasks/42')).ensureSuccess().json.claim).toBeNull();
   });
 

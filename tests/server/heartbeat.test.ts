@@ -107,14 +107,31 @@ describe('ttl', () => {
     expect((await holderOf(h, 'k')).body.expiresAt).toBe(T0 + 1_000 + seconds * 1000);
   });
 
-  it.each([['soon'], ['30x'], ['P30S'], ['-5'], [''], [-1], [true], [null], [{}], [[30]]])('ttl %j is 400 with param ttl', async (ttl) => {
+  it.each([['soon'], ['30x'], ['P30S'], ['-5'], [''], [true], [{}], [[30]]])('ttl %j carries no duration: 400 invalid_ttl with param ttl, saying nothing was renewed', async (ttl) => {
     const h = await startServer();
-    expectError(await beat(h, { ttl }), 400, undefined, 'ttl');
+    const answer = await beat(h, { ttl });
+    expectError(answer, 400, 'invalid_ttl', 'ttl');
+    expect(answer.body.message).toMatch(/Nothing was renewed/);
   });
 
-  it('requires ttl (400 naming ttl) and rejects unknown fields by name', async () => {
+  it.each([[{}], [{ ttl: null }]])('%j renews each held claim for its own term (not required)', async (body) => {
     const h = await startServer();
-    expectError(await beat(h, {}), 400, 'invalid_request', 'ttl');
+    const claim = await h.acquire('k', { leaseSeconds: 40 });
+    await h.control.advanceClock(10_000);
+    const answer = await beat(h, body);
+    expect(answer.body.results).toEqual([{ claimId: claim.body.claimId, status: 'held', expiresAt: T0 + 10_000 + 40_000, queueDepth: 0 }]);
+  });
+
+  it('a negative ttl counts as 0: clamped to 5 s, never moving a claim earlier', async () => {
+    const h = await startServer();
+    const claim = await h.acquire('k', { leaseSeconds: 5 });
+    await h.control.advanceClock(1_000);
+    const answer = await beat(h, { ttl: -1 });
+    expect(answer.body.results).toEqual([{ claimId: claim.body.claimId, status: 'held', expiresAt: T0 + 1_000 + 5_000, queueDepth: 0 }]);
+  });
+
+  it('rejects unknown fields by name', async () => {
+    const h = await startServer();
     expectError(await beat(h, { ttl: 30, lease: 'x' }), 400, 'invalid_request', 'lease');
   });
 });

@@ -80,7 +80,7 @@ describe('Idempotency-Key', () => {
     ['401 unknown API key', none, (h: TestServer) => acquire(h, { idempotencyKey: 'k', key: 'lh_nobody' }), 401],
     ['403 missing permission', none, (h: TestServer) => acquire(h, { idempotencyKey: 'k', key: READER }), 403],
     ['404 unknown task', none, (h: TestServer) => h.call('claimTask', { path: { taskId: 99 }, headers: { 'If-Match': '"task-99-v1"' }, idempotencyKey: 'k' }), 404],
-    ['409 task_claimed', claimedTask, (h: TestServer) => h.call('claimTask', { path: { taskId: 1 }, headers: { 'If-Match': '"task-1-v2"' }, idempotencyKey: 'k' }), 409],
+    ['409 task_claimed', claimedTask, (h: TestServer) => h.call('claimTask', { path: { taskId: 1 }, headers: { 'If-Match': '"task-1-v1"' }, idempotencyKey: 'k' }), 409],
     ['503 (injected)', none, async (h: TestServer) => {
       await h.control.injectFault({ operationId: 'acquireSpaceClaim', status: 503, times: 1 });
       return acquire(h, { idempotencyKey: 'k' });

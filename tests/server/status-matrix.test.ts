@@ -714,7 +714,7 @@ const cases: StatusCase[] = [
       run: async (s) => {
         const h = await s();
         const options = await operations[operationId]!.sample(h);
-        return h.call(operationId, { ...options, headers: { 'If-Match': '"task-1-v1"' } });
+        return h.call(operationId, { ...options, headers: { 'If-Match': '"task-1-v0"' } });
       },
     },
     {

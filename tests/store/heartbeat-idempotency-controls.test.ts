@@ -13,6 +13,31 @@ const acquire = (w: World, key: string, extra: Record<string, unknown> = {}) =>
 describeStores(
   'heartbeat, idempotency, controls',
   {
+    'ttl absent or null renews each lease for its own term; a negative ttl clamps; what carries no duration and an oversized details refuse the batch; claimId "" is no filter': async (w) => {
+      const long = await acquire(w, 'own-term', { leaseSeconds: 120 });
+      const short = await acquire(w, 'own-short', { leaseSeconds: 10 });
+      await w.advance(8_000);
+      const absent = await w.ok((ops) => ops.heartbeat({ credential: w.admin }));
+      const byId = new Map(absent.results.map((r) => [r.claimId, r]));
+      // Each for its own term from now: 120 s and 10 s (the 120 s claim had 112 s left, so it moves 8 s on).
+      expect(byId.get(long.claimId)).toMatchObject({ status: 'held', expiresAt: long.expiresAt + 8_000 });
+      expect(byId.get(short.claimId)).toMatchObject({ status: 'held', expiresAt: short.expiresAt + 8_000 });
+      const again = await w.ok((ops) => ops.heartbeat({ credential: w.admin, ttl: null, claimId: '' }));
+      expect(again.results.map((r) => r.claimId).sort()).toEqual([long.claimId, short.claimId].sort());
+      // A negative number is a duration of 0: clamped to 5 s, never moving a claim earlier.
+      const negative = await w.ok((ops) => ops.heartbeat({ credential: w.admin, ttl: -30, claimId: short.claimId }));
+      expect(negative.results).toEqual([expect.objectContaining({ claimId: short.claimId, status: 'held', expiresAt: short.expiresAt + 8_000 })]);
+      for (const ttl of ['soon', true, { seconds: 30 }, [30]]) {
+        const refused = await w.run((ops) => ops.heartbeat({ credential: w.admin, ttl }));
+        expect(refused, JSON.stringify(ttl)).toMatchObject({ code: 'invalid_ttl', param: 'ttl' });
+      }
+      await w.advance(1_000);
+      const big = await w.run((ops) => ops.heartbeat({ credential: w.admin, ttl: 600, details: { pad: 'x'.repeat(17 * 1024) } }));
+      expect(big).toMatchObject({ code: 'invalid_request', param: 'details' });
+      const read = await w.ok((ops) => ops.claims.get({ credential: w.admin, spaceId: SPACE, key: 'own-term' }));
+      expect(read.expiresAt, 'the refused heartbeat renewed nothing').toBe(long.expiresAt + 8_000);
+    },
+
     'one heartbeat renews every kind, reports each loss once, filters by session and claim': async (w) => {
       const held = await acquire(w, 'h', { leaseSeconds: 30 });
       const other = await acquire(w, 'o', { holderSession: 's2' });

@@ -26,7 +26,7 @@ describeStores('tasks', {
     const patched = await w.ok((ops) =>
       ops.tasks.update({ credential: w.admin, taskId: 1, ifMatch: noted.etag, claimToken: token, changes: { status: 'InProgress', title: 'New' } }),
     );
-    expect(patched.task).toMatchObject({ status: 'InProgress', title: 'New', version: 4 });
+    expect(patched.task).toMatchObject({ status: 'InProgress', title: 'New', version: 3 });
     expect(patched.task.claim).toMatchObject({ claimId: claimed.claim.claimId, holderSession: 'sess' });
     const done = await w.ok((ops) =>
       ops.tasks.complete({ credential: w.admin, taskId: 1, ifMatch: patched.etag, claimToken: token, result: { ok: 1, z: [1, 'a'] }, note: 'done' }),
@@ -41,6 +41,36 @@ describeStores('tasks', {
     ).toMatchObject({ code: 'invalid_transition' });
     expect(await w.run((ops) => ops.tasks.claim({ credential: w.admin, taskId: 1, ifMatch: done.etag }))).toMatchObject({
       code: 'task_completed',
+    });
+  },
+
+  'claim, renew and release keep the ETag: one If-Match read before the claim serves all three (the seed page)': async (w) => {
+    const { etag } = await create(w);
+    const claimed = await w.ok((ops) => ops.tasks.claim({ credential: w.admin, taskId: 1, ifMatch: etag }));
+    expect(claimed.etag).toBe(etag);
+    const token = claimed.claim.token as string;
+    const read = await w.ok((ops) => ops.tasks.get({ credential: w.admin, taskId: 1 }));
+    expect([read.etag, read.task.version, read.task.claim?.claimId]).toEqual([etag, 1, claimed.claim.claimId]);
+    await w.advance(60_000);
+    const renewed = await w.ok((ops) => ops.tasks.renew({ credential: w.admin, taskId: 1, ifMatch: etag, token }));
+    expect(renewed.etag).toBe(etag);
+    // The claim's own safety stays with its token: a write without X-Task-Claim is refused.
+    expect(await w.run((ops) => ops.tasks.addNote({ credential: w.admin, taskId: 1, ifMatch: etag, text: 'x' }))).toMatchObject({
+      code: 'claim_required',
+    });
+    const released = await w.ok((ops) => ops.tasks.release({ credential: w.admin, taskId: 1, ifMatch: etag, token }));
+    expect(released.etag).toBe(etag);
+    const after = await w.ok((ops) => ops.tasks.get({ credential: w.admin, taskId: 1 }));
+    expect([after.etag, after.task.version, after.task.claim, after.task.updatedUtc]).toEqual([etag, 1, null, read.task.updatedUtc]);
+    // A second claim takes a greater fence with the same ETag; a content write still changes it.
+    const again = await w.ok((ops) => ops.tasks.claim({ credential: w.admin, taskId: 1, ifMatch: etag }));
+    expect(again.claim.fence).toBeGreaterThan(claimed.claim.fence);
+    const noted = await w.ok((ops) =>
+      ops.tasks.addNote({ credential: w.admin, taskId: 1, ifMatch: etag, claimToken: again.claim.token as string, text: 'n' }),
+    );
+    expect(noted.etag).toBe('"task-1-v2"');
+    expect(await w.run((ops) => ops.tasks.release({ credential: w.admin, taskId: 1, ifMatch: etag, token: again.claim.token }))).toMatchObject({
+      code: 'etag_mismatch',
     });
   },
 

@@ -15,6 +15,8 @@ export type { OperationBody, OperationHeaders, OperationPathParams, OperationQue
 export { errorCatalogue, errorStatusByCode, errorTypeByStatus, errorTypeOf, isErrorCode, type ErrorCode, type ErrorType } from './error-codes.js';
 /** The one builder of error envelopes. */
 export { errorDocAnchor, errorEnvelope, type EnvelopeContext, type ErrorDetail, type ErrorEnvelope, type ErrorFields } from './envelope.js';
+/** The one string-length rule: code points, as JSON Schema counts. */
+export { codePointLength, hasCodePointLength } from './string-length.js';
 /** The one duration grammar. */
 export { MAX_TTL_SECONDS, durationMs, parseDuration, ttlSeconds, type Duration, type DurationNumberUnit } from './duration.js';
 /** Base paths, mounts and base URLs. */

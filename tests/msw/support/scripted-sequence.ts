@@ -94,8 +94,12 @@ export async function runScriptedSequence(send: Send, control: SequenceControl, 
   const claim = await call('claim task', 'POST', `/v1/tasks/${task.json.id}/claim`, {
     headers: { 'if-match': task.header('etag'), 'idempotency-key': 'idem-t2', 'leasehold-session': 'sess_t' },
   });
-  await call('stale claim', 'POST', `/v1/tasks/${task.json.id}/claim`, {
+  // A claim keeps the ETag: the same If-Match meets the live claim (409), a stale one is 412.
+  await call('claimed again', 'POST', `/v1/tasks/${task.json.id}/claim`, {
     headers: { 'if-match': task.header('etag'), 'idempotency-key': 'idem-t3' },
+  });
+  await call('stale claim', 'POST', `/v1/tasks/${task.json.id}/claim`, {
+    headers: { 'if-match': `"task-${task.json.id}-v0"`, 'idempotency-key': 'idem-t4' },
   });
   await call('complete task', 'POST', `/v1/tasks/${task.json.id}/complete`, {
     headers: { 'if-match': claim.header('etag'), 'x-task-claim': claim.json.token },

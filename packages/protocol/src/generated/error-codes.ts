@@ -29,7 +29,7 @@ export const errorCatalogue = {
   },
   "invalid_if_match": {
     "status": 400,
-    "description": "`If-Match` is not a list of quoted entity tags such as `\"task-42-v7\"`."
+    "description": "`If-Match` is not a list of quoted entity tags such as `\"task-42-v7\"` (or `*`): an unquoted `task-42-v7`, say. A well-formed list without the current ETag is 412 `etag_mismatch` instead."
   },
   "ambiguous_header": {
     "status": 400,
@@ -37,11 +37,11 @@ export const errorCatalogue = {
   },
   "missing_api_key": {
     "status": 401,
-    "description": "No `Authorization: Bearer <api key>` header, or one that is not a Bearer credential."
+    "description": "No `Authorization` header at all, or an empty one: send `Authorization: Bearer <api key>`."
   },
   "invalid_api_key": {
     "status": 401,
-    "description": "The API key is not one the server knows."
+    "description": "The `Authorization` header is not `Bearer <api key>` (another scheme such as `Basic …`, a bare key, `Bearer` with nothing after it), or the API key is not one the server knows. The message says which."
   },
   "expired_api_key": {
     "status": 401,
@@ -145,7 +145,7 @@ export const errorCatalogue = {
   },
   "etag_mismatch": {
     "status": 412,
-    "description": "The task changed since you read it; read it again and send its current `ETag` in `If-Match`."
+    "description": "`If-Match` is well-formed but names no current ETag: the task changed since you read it (a note, PATCH or complete; a claim, renew or release does not change it), or the tag is weak (`W/\"…\"`) or `*`. Read it again and send its current `ETag` in `If-Match`."
   },
   "body_too_large": {
     "status": 413,

@@ -18,7 +18,9 @@ export interface paths {
          *     one process's leases by `holderSession`; with `claimId`, just that lease; with `claimIds`,
          *     exactly the leases named (the leases the client tracks), so a lease it never learned of — an
          *     acquire whose answer was lost, a crashed process's lease under a reused session — is not kept
-         *     alive and expires at the end of its term. Each touched lease gets one ack:
+         *     alive and expires at the end of its term. `ttl` is optional: left out (or `null`), each lease
+         *     is renewed for its own term (see `Ttl` for what is clamped and what is refused). Each touched
+         *     lease gets one ack:
          *
          *     - a **held space claim** is *extended* to now + `ttl` (clamped to 5–600 seconds), and
          *       never moved earlier: when now + `ttl` is before its current expiry (a `ttl` of `0`, or a
@@ -37,8 +39,11 @@ export interface paths {
          *       or granted before a primary change — comes back once as `lost`, for up to 10 minutes after
          *       the loss. Stop the work it guarded.
          *
-         *     `details` (an object of at most 16 KiB) is stored on every touched lease as its latest
-         *     progress report and shown when the lease is read. The cost is linear in the leases of the
+         *     `details` (an object of at most 16 KiB serialized) is stored on every touched lease as its
+         *     latest progress report and shown when the lease is read. A larger `details` is 400
+         *     `invalid_request` naming `details` and refuses the whole heartbeat — no lease is renewed, as
+         *     with every 400 — so keep progress reports small (the limit bounds what every read, list and
+         *     console view of the lease answers); the message says so. The cost is linear in the leases of the
          *     calling credential (with `claimIds`: in the ids named), nothing more. A `claimId` outside the
          *     credential is 404; an id in `claimIds` that names no lease this heartbeat may touch is
          *     answered `lost` (never 404, so one stale id does not fail the batch, and another
@@ -68,6 +73,12 @@ export interface paths {
          *     stands for the last key of its page: a walk lists every key held throughout it exactly once,
          *     never skipping or repeating one, whatever is acquired or released between pages. Waiters are not rows of their own: a held row reports
          *     how many wait behind it in `queueDepth`. Tokens never appear here.
+         *
+         *     **The list is paginated even when you pass no `limit`** (the seed page's curl passes none):
+         *     without it a page holds at most 50 claims (`limit` takes 1–100). When more are held the answer
+         *     has a non-null `nextCursor` and a `Link: <?cursor=…>; rel="next"` header; a reader that wants
+         *     every claim follows them until `nextCursor` is `null`. The limit protects the server and the
+         *     reader from unbounded answers in a space with many keys.
          *
          *     Key permission: `coordination_read`.
          */
@@ -331,7 +342,13 @@ export interface paths {
          *     The answer carries the secret `token` (a UUID), the claim's `fence` and its UTC expiry;
          *     confirm the expiry is still usable before working. A live claim by anyone else is 409
          *     `task_claimed`; a `Done` task is 409 `task_completed`. Send `Leasehold-Session` so batch
-         *     heartbeats of your session renew this claim. A successful claim changes the ETag.
+         *     heartbeats of your session renew this claim.
+         *
+         *     A claim does not change the task's `ETag` (the ETag versions the task — title, description,
+         *     status, notes, result — not its lease), so the `If-Match` read before the claim also serves
+         *     the claim's renew and release, as the task page's samples send it. The claim's own safety is
+         *     its token: protected writes of a claimed task need `X-Task-Claim`, and the `fence` tells a
+         *     stale holder from the current one.
          *
          *     Key permission: `tasks:update`.
          */
@@ -358,7 +375,9 @@ export interface paths {
          *     Missing, null, empty, all-zero or malformed tokens are 400 (`invalid_token`); an
          *     unavailable, expired or wrong claim is 409 (`claim_not_held`, `lease_expired`) — an expired
          *     token must not be reused: read and reconcile the task, then claim again. Renewal does not
-         *     change the ETag. The batch heartbeat renews task claims too.
+         *     change the ETag (neither do claim and release), so the ETag read before the claim still
+         *     matches unless a note, PATCH or complete changed the task since. The batch heartbeat renews
+         *     task claims too.
          *
          *     Key permission: `tasks:update`.
          */
@@ -383,8 +402,9 @@ export interface paths {
          * @description Terminate the claim. Needs the current `If-Match`, a new `Idempotency-Key` and the token in
          *     the body (token rules as for renew: 400 for malformed, 409 for unavailable, expired or
          *     wrong). `releasedUtc` is the termination time, not a future expiry; no token is returned.
-         *     A successful release changes the ETag. Completing a task with its live token also releases
-         *     the claim, in the same write.
+         *     A release does not change the ETag (nor do claim and renew): the If-Match read before the
+         *     claim serves, unless a note, PATCH or complete changed the task since. Completing a task with
+         *     its live token also releases the claim, in the same write (complete changes the ETag).
          *
          *     Key permission: `tasks:update`.
          */
@@ -1008,14 +1028,19 @@ export interface components {
     schemas: {
         /**
          * Ttl
-         * @description How long each touched lease should live, in one of three forms: a number of seconds
-         *     (`30`, `2.5`), a numeric string (`"30"`), or a duration string — `"30s"`, `"5m"`, `"1h"`,
-         *     `"1500ms"`, combinations such as `"1m30s"`, or ISO 8601 `"PT30S"`, `"PT1M30S"`. Space claims
-         *     clamp it to 5–600 seconds; task claims and spool leases ignore it (they renew by their own
-         *     rules). Anything else is 400 with `param: "ttl"`.
+         * @description How long each touched lease should live. Absent or `null`: each lease is renewed for its own
+         *     term — a space claim by its `leaseSeconds` (never moved earlier), a task claim for its 15
+         *     minutes, a spool lease to its queue's timeout. Otherwise one of three forms: a number of
+         *     seconds (`30`, `2.5`; a negative number counts as `0`, one above 10⁹ as 10⁹), a numeric string
+         *     (`"30"`), or a duration string — `"30s"`, `"5m"`, `"1h"`, `"1500ms"`, combinations such as
+         *     `"1m30s"`, or ISO 8601 `"PT30S"`, `"PT1M30S"`. Space claims clamp it to 5–600 seconds and a
+         *     heartbeat never moves one earlier; task claims and spool leases ignore it (they renew by their
+         *     own rules). What carries no duration — another string (`"soon"`), a boolean, an object, an
+         *     array — is refused: 400 `invalid_ttl` with `param: "ttl"`, and no lease of the batch is
+         *     renewed (leave `ttl` out instead to renew each for its own term).
          * @example 30
          */
-        Ttl: number | string;
+        Ttl: number | string | null;
         /**
          * @description The holder's latest progress report, as sent with the last heartbeat that touched the lease
          *     (an object of at most 16 KiB when serialized, nested at most 63 levels deep). `null` until
@@ -1030,10 +1055,11 @@ export interface components {
         };
         /** HeartbeatRequest */
         HeartbeatRequest: {
-            ttl: components["schemas"]["Ttl"];
+            ttl?: components["schemas"]["Ttl"];
             /**
              * @description Touch only this lease (of any kind). Without it (and without `claimIds`), every lease of the
-             *     credential is touched. Not together with `claimIds` (400 naming `claimIds`).
+             *     credential is touched. An empty string `""` is no filter, the same as leaving it out. Not
+             *     together with `claimIds` (400 naming `claimIds`).
              * @example clm_7Zp2Qk9rT4xW1mN8
              */
             claimId?: string;
@@ -1343,12 +1369,18 @@ export interface components {
              */
             scopeId: string;
             /**
-             * @description A name for the claimant, shown in reads.
+             * @description A name for the claimant, shown in reads, lists, heartbeat filters and the console. 1–200
+             *     characters (Unicode code points, as every length of this API): the seed page sets no limit;
+             *     this one protects the server, since the holder is stored on every claim and answered in
+             *     every read and list of it. An empty name is refused (400 naming `holder`): it names nobody.
              * @example worker-1
              */
             holder: string;
             /**
-             * @description The claimant process's session id; heartbeats that pass it touch only this session's leases.
+             * @description The claimant process's session id; heartbeats that pass it touch only this session's
+             *     leases. 1–200 characters (Unicode code points): the seed page sets no limit; this one
+             *     protects the server (stored and indexed with every claim). An empty session is refused (400
+             *     naming `holderSession`): a heartbeat's `holderSession` filter could never select it.
              * @example sess_4d3c2b1a
              */
             holderSession: string;
@@ -1495,7 +1527,7 @@ export interface components {
             description: string;
             status: components["schemas"]["TaskStatus"];
             /**
-             * @description Increases with every write that changes the ETag.
+             * @description Increases with every write that changes the ETag (note, PATCH, complete); a claim, renew or release keeps it.
              * @example 7
              */
             version: number;
@@ -2616,7 +2648,12 @@ export interface components {
          */
         TaskId: components["schemas"]["TaskId"];
         /**
-         * @description The task's current `ETag`. Missing is 428 `if_match_required`; any other value than the current ETag is 412 `etag_mismatch`.
+         * @description The task's current `ETag` (RFC 9110 `If-Match`, strong comparison). Missing or empty is 428
+         *     `if_match_required`. A value that is not a comma-separated list of quoted entity tags (or
+         *     `*`) — an unquoted `task-42-v7`, say — is 400 `invalid_if_match`. A list matches when any
+         *     member is the current ETag (`"task-42-v6", "task-42-v7"` matches `"task-42-v7"`); a list
+         *     without it, a weak tag `W/"…"` and `*` are 412 `etag_mismatch`. A claim, renew or release
+         *     does not change the ETag.
          * @example "task-42-v7"
          */
         IfMatch: string;
@@ -2692,7 +2729,15 @@ export interface components {
          */
         RetryAfter: number;
         /**
-         * @description The task's current version tag; send it back in `If-Match` on the next write.
+         * @description Present when there is a next page (RFC 8288): `<?cursor=…>; rel="next"`, a reference relative
+         *     to the request's URL that keeps its `prefix` and `limit` and adds the page's `nextCursor` as
+         *     `cursor`. Absent on the last page. The same hint as the body's `nextCursor`, for readers that
+         *     print headers (`curl -i`) or follow `rel="next"`.
+         * @example <?limit=50&cursor=eyJrIjoicmVwb3J0cy8yMDI2LTExIn0>; rel="next"
+         */
+        Link: string;
+        /**
+         * @description The task's current version tag; send it back in `If-Match` on the next write. Notes, PATCH and complete change it; a claim, its renewals and its release do not.
          * @example "task-42-v8"
          */
         ETag: string;
@@ -2825,6 +2870,7 @@ export interface operations {
             200: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
+                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3493,7 +3539,12 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The task's current `ETag`. Missing is 428 `if_match_required`; any other value than the current ETag is 412 `etag_mismatch`.
+                 * @description The task's current `ETag` (RFC 9110 `If-Match`, strong comparison). Missing or empty is 428
+                 *     `if_match_required`. A value that is not a comma-separated list of quoted entity tags (or
+                 *     `*`) — an unquoted `task-42-v7`, say — is 400 `invalid_if_match`. A list matches when any
+                 *     member is the current ETag (`"task-42-v6", "task-42-v7"` matches `"task-42-v7"`); a list
+                 *     without it, a weak tag `W/"…"` and `*` are 412 `etag_mismatch`. A claim, renew or release
+                 *     does not change the ETag.
                  * @example "task-42-v7"
                  */
                 "If-Match": components["parameters"]["IfMatch"];
@@ -3587,7 +3638,12 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The task's current `ETag`. Missing is 428 `if_match_required`; any other value than the current ETag is 412 `etag_mismatch`.
+                 * @description The task's current `ETag` (RFC 9110 `If-Match`, strong comparison). Missing or empty is 428
+                 *     `if_match_required`. A value that is not a comma-separated list of quoted entity tags (or
+                 *     `*`) — an unquoted `task-42-v7`, say — is 400 `invalid_if_match`. A list matches when any
+                 *     member is the current ETag (`"task-42-v6", "task-42-v7"` matches `"task-42-v7"`); a list
+                 *     without it, a weak tag `W/"…"` and `*` are 412 `etag_mismatch`. A claim, renew or release
+                 *     does not change the ETag.
                  * @example "task-42-v7"
                  */
                 "If-Match": components["parameters"]["IfMatch"];
@@ -3674,7 +3730,12 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The task's current `ETag`. Missing is 428 `if_match_required`; any other value than the current ETag is 412 `etag_mismatch`.
+                 * @description The task's current `ETag` (RFC 9110 `If-Match`, strong comparison). Missing or empty is 428
+                 *     `if_match_required`. A value that is not a comma-separated list of quoted entity tags (or
+                 *     `*`) — an unquoted `task-42-v7`, say — is 400 `invalid_if_match`. A list matches when any
+                 *     member is the current ETag (`"task-42-v6", "task-42-v7"` matches `"task-42-v7"`); a list
+                 *     without it, a weak tag `W/"…"` and `*` are 412 `etag_mismatch`. A claim, renew or release
+                 *     does not change the ETag.
                  * @example "task-42-v7"
                  */
                 "If-Match": components["parameters"]["IfMatch"];
@@ -3757,7 +3818,12 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The task's current `ETag`. Missing is 428 `if_match_required`; any other value than the current ETag is 412 `etag_mismatch`.
+                 * @description The task's current `ETag` (RFC 9110 `If-Match`, strong comparison). Missing or empty is 428
+                 *     `if_match_required`. A value that is not a comma-separated list of quoted entity tags (or
+                 *     `*`) — an unquoted `task-42-v7`, say — is 400 `invalid_if_match`. A list matches when any
+                 *     member is the current ETag (`"task-42-v6", "task-42-v7"` matches `"task-42-v7"`); a list
+                 *     without it, a weak tag `W/"…"` and `*` are 412 `etag_mismatch`. A claim, renew or release
+                 *     does not change the ETag.
                  * @example "task-42-v7"
                  */
                 "If-Match": components["parameters"]["IfMatch"];
@@ -3837,7 +3903,12 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The task's current `ETag`. Missing is 428 `if_match_required`; any other value than the current ETag is 412 `etag_mismatch`.
+                 * @description The task's current `ETag` (RFC 9110 `If-Match`, strong comparison). Missing or empty is 428
+                 *     `if_match_required`. A value that is not a comma-separated list of quoted entity tags (or
+                 *     `*`) — an unquoted `task-42-v7`, say — is 400 `invalid_if_match`. A list matches when any
+                 *     member is the current ETag (`"task-42-v6", "task-42-v7"` matches `"task-42-v7"`); a list
+                 *     without it, a weak tag `W/"…"` and `*` are 412 `etag_mismatch`. A claim, renew or release
+                 *     does not change the ETag.
                  * @example "task-42-v7"
                  */
                 "If-Match": components["parameters"]["IfMatch"];
@@ -3916,7 +3987,12 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description The task's current `ETag`. Missing is 428 `if_match_required`; any other value than the current ETag is 412 `etag_mismatch`.
+                 * @description The task's current `ETag` (RFC 9110 `If-Match`, strong comparison). Missing or empty is 428
+                 *     `if_match_required`. A value that is not a comma-separated list of quoted entity tags (or
+                 *     `*`) — an unquoted `task-42-v7`, say — is 400 `invalid_if_match`. A list matches when any
+                 *     member is the current ETag (`"task-42-v6", "task-42-v7"` matches `"task-42-v7"`); a list
+                 *     without it, a weak tag `W/"…"` and `*` are 412 `etag_mismatch`. A claim, renew or release
+                 *     does not change the ETag.
                  * @example "task-42-v7"
                  */
                 "If-Match": components["parameters"]["IfMatch"];

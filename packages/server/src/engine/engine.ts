@@ -4,7 +4,7 @@ import type { Clock } from './clock.js';
 import { EngineControls } from './controls.js';
 import { KeyStore, type AuthResult, type Credential, type KeyConfig } from './credentials.js';
 import { EngineError } from './errors.js';
-import { heartbeat, type HeartbeatParams } from './heartbeat.js';
+import { heartbeat, heartbeatClaimId, type HeartbeatParams } from './heartbeat.js';
 import type { HeartbeatResult } from './heartbeat-result.js';
 import { IdempotencyStore } from './idempotency-store.js';
 import { LeaseEngine, type LeaseStats } from './lease-engine.js';
@@ -37,8 +37,8 @@ export interface HeartbeatResponse {
 
 /** A heartbeat as the HTTP layer receives it: `ttl` raw (number or string) or parsed. */
 export interface HeartbeatRequest extends Omit<HeartbeatParams, 'ttl' | 'details'> {
-  /** Seconds, a numeric string or a duration string (see `parseTtl`). */
-  ttl: unknown;
+  /** Seconds, a numeric string or a duration string (see `parseTtl`); absent or `null`: each lease's own term. */
+  ttl?: unknown;
   /** A JSON object of at most 16 KiB (serialized). */
   details?: unknown;
 }
@@ -120,7 +120,7 @@ export class Engine {
   heartbeat(request: HeartbeatRequest): HeartbeatResponse {
     const ttl = parseTtl(request.ttl);
     const details = checkDetails(request.details);
-    const results = heartbeat(this.leases, { ...request, ttl, details });
+    const results = heartbeat(this.leases, { ...request, claimId: heartbeatClaimId(request.claimId), ttl, details });
     const session = request.holderSession;
     if (typeof session === 'string') this.sessionHeartbeats.record(request.credential.accountId, session, this.clock.now());
     return { object: 'list', results };
@@ -143,7 +143,7 @@ export function checkDetails(details: unknown): Details | null | undefined {
   if (!isPlainObject(details)) throw new EngineError('invalid_request', 'details must be a JSON object.', 'details');
   requireStorableJson(details, 'details');
   if (utf8Length(JSON.stringify(details)) > MAX_DETAILS_BYTES) {
-    throw new EngineError('invalid_request', 'details must be at most 16 KiB.', 'details');
+    throw new EngineError('invalid_request', `details must be at most 16 KiB of JSON (got ${utf8Length(JSON.stringify(details))} bytes); nothing was renewed: send it smaller or leave it out.`, 'details');
   }
   return details;
 }

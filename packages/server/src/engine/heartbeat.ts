@@ -15,8 +15,11 @@ export interface HeartbeatCaller {
 export interface HeartbeatParams {
   /** The calling credential. */
   credential: HeartbeatCaller;
-  /** Seconds; space claims clamp it to 5–600, tasks and spools renew by their own rules. */
-  ttl: number;
+  /**
+   * Seconds, or `null` for each lease's own term; space claims clamp it to 5–600, tasks and
+   * spools renew by their own rules.
+   */
+  ttl: number | null;
   /** Touch only this lease. */
   claimId?: string | undefined;
   /** Touch exactly these leases (the ones the client tracks); every other lease is left to expire. */
@@ -25,6 +28,16 @@ export interface HeartbeatParams {
   holderSession?: string | undefined;
   /** Progress report stored on every touched lease. */
   details?: Details | null | undefined;
+}
+
+/**
+ * The heartbeat's `claimId` filter: an empty string is no filter (as if it were left out: every
+ * lease of the credential, or of `holderSession`, is touched).
+ * @example
+ * heartbeatClaimId(''); // undefined
+ */
+export function heartbeatClaimId(claimId: string | undefined): string | undefined {
+  return claimId === '' ? undefined : claimId;
 }
 
 /**
@@ -88,7 +101,7 @@ function touchNamed(leases: LeaseEngine, params: HeartbeatParams, claimIds: read
 function touch(
   leases: LeaseEngine,
   lease: LeaseRecord,
-  ttl: number,
+  ttl: number | null,
   now: number,
   details: Details | null | undefined,
 ): HeartbeatResult {

@@ -13,8 +13,8 @@ export { EngineError, errorStatusByCode, errorTypeByStatus, isEngineError, type 
 export { MAX_JSON_DEPTH, describeJsonProblem, jsonProblem, requireStorableJson, type JsonProblem } from './json-value.js';
 /** Random sources for ids and tokens. */
 export { cryptoRandom, seededRandom, type RandomSource } from './random.js';
-/** The heartbeat `ttl` parser. */
-export { parseTtl } from './ttl.js';
+/** The heartbeat `ttl` parser and its refusal message. */
+export { parseTtl, ttlRefusal } from './ttl.js';
 /** Keys, accounts, permissions and authentication. */
 export {
   ALL_PERMISSIONS,
@@ -41,7 +41,7 @@ export { TOMBSTONE_MS, type Details, type LeaseKind, type LeaseStatus, type Lost
 /** One heartbeat ack. */
 export type { HeartbeatResult } from './heartbeat-result.js';
 /** The batch heartbeat over a lease engine. */
-export { heartbeat, type HeartbeatParams } from './heartbeat.js';
+export { heartbeat, heartbeatClaimId, type HeartbeatParams } from './heartbeat.js';
 /** Space claims. */
 export { CANCELLED_SCOPE_MS, SpaceClaims } from './space-claims.js';
 /** Space-claim inputs and lease bounds. */

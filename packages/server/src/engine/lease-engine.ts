@@ -17,8 +17,8 @@ import { LeaseEventLog, endedType } from './lease-events.js';
 export interface LeaseKindHandler {
   /** The lease was just lost at `at` (expired or taken away): detach it from what it guards. */
   detach(lease: LeaseRecord, at: number): void;
-  /** Renew a live lease for a heartbeat with `ttlSeconds`, answering its ack. */
-  heartbeat(lease: LeaseRecord, ttlSeconds: number, now: number): HeartbeatResult;
+  /** Renew a live lease for a heartbeat with `ttlSeconds` (`null`: the lease's own term), answering its ack. */
+  heartbeat(lease: LeaseRecord, ttlSeconds: number | null, now: number): HeartbeatResult;
   /** The lease's tombstone is being forgotten. */
   purge?(lease: LeaseRecord): void;
 }

@@ -239,7 +239,7 @@ export class SpaceClaims implements LeaseKindHandler {
   }
 
   /** Lease-kind hook: heartbeat a held claim (extend, never cut) or a waiter (keep its place). */
-  heartbeat(lease: LeaseRecord, ttlSeconds: number, now: number): HeartbeatResult {
+  heartbeat(lease: LeaseRecord, ttlSeconds: number | null, now: number): HeartbeatResult {
     return heartbeatSpaceLease(this.#leases, lease, ttlSeconds, now);
   }
 

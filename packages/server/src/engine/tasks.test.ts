@@ -41,12 +41,13 @@ describe('Tasks: create and read', () => {
 });
 
 describe('Tasks: claim', () => {
-  it('claims for 15 minutes with a UUID token and a new ETag', () => {
+  it('claims for 15 minutes with a UUID token, keeping the ETag (the seed page sends one If-Match to claim, renew and release)', () => {
     const f = setup();
     const { claim, etag } = claimed(f);
     expect(claim).toMatchObject({ object: 'task_claim', taskId: 1, fence: 1, leaseSeconds: 900, expiresUtc: '2026-11-29T15:15:00Z' });
     expect(claim.token).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(etag).toBe('"task-1-v2"');
+    expect(etag).toBe('"task-1-v1"');
+    expect(f.engine.tasks.get({ credential: f.admin, taskId: 1 }).etag).toBe('"task-1-v1"');
     const read = f.engine.tasks.get({ credential: f.admin, taskId: 1 }).task;
     expect(read.claim).toEqual({ claimId: claim.claimId, fence: 1, expiresUtc: claim.expiresUtc, holderSession: 's', details: null });
     expect(JSON.stringify(read)).not.toContain(claim.token as string);
@@ -128,7 +129,7 @@ describe('Tasks: renew and release', () => {
       released: true,
       releasedUtc: '2026-11-29T15:15:00Z',
     });
-    expect(released.etag).toBe('"task-1-v4"');
+    expect(released.etag, 'claim and release keep the ETag').toBe(etag);
     expect(renew(next.claim.token as string, released.etag)).toBe('claim_not_held');
     expect(f.engine.tasks.get({ credential: f.admin, taskId: 1 }).task.claim).toBeNull();
   });
@@ -144,7 +145,7 @@ describe('Tasks: protected writes', () => {
     expect(codeOf(() => note('22222222-2222-4222-8222-222222222222'))).toBe('claim_not_held');
     expect(errorOf(() => note('zero')).param).toBe('X-Task-Claim');
     const written = note(token);
-    expect(written.etag).toBe('"task-1-v3"');
+    expect(written.etag).toBe('"task-1-v2"');
     expect(written.task.notes).toEqual([
       { object: 'task_note', id: expect.stringMatching(/^note_/), taskId: 1, text: 'Draft prepared.', createdUtc: '2026-11-29T15:00:00Z', claimId: claim.claimId },
     ]);
@@ -175,7 +176,7 @@ describe('Tasks: protected writes', () => {
     const { token, etag } = claimed(f);
     f.clock.advance(60_000);
     const done = f.engine.tasks.complete({ credential: f.admin, taskId: 1, ifMatch: etag, claimToken: token, result: { pdf: 'r.pdf' }, note: 'Published.' });
-    expect(done.etag).toBe('"task-1-v3"');
+    expect(done.etag).toBe('"task-1-v2"');
     expect(done.task).toMatchObject({ status: 'Done', claim: null, result: { pdf: 'r.pdf' }, completedUtc: '2026-11-29T15:01:00Z' });
     expect(done.task.notes.map((n) => n.text)).toEqual(['Published.']);
     expect(codeOf(() => f.engine.tasks.complete({ credential: f.admin, taskId: 1, ifMatch: done.etag }))).toBe('task_completed');

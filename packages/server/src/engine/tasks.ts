@@ -107,7 +107,7 @@ export class Tasks implements LeaseKindHandler {
     return taskResult(this.#task(params.credential, params.taskId));
   }
 
-  /** Claim a task for 15 minutes; the answer (only) carries the UUID token. */
+  /** Claim a task for 15 minutes; the answer (only) carries the UUID token. The ETag does not change. */
   claim(params: TaskWrite & { holderSession?: string | null | undefined }): { claim: TaskClaim; etag: string } {
     const now = this.#leases.sync();
     const task = this.#task(params.credential, params.taskId);
@@ -125,7 +125,9 @@ export class Tasks implements LeaseKindHandler {
     });
     this.#leases.grant(lease, now, now + TASK_LEASE_SECONDS * 1000);
     task.claim = lease;
-    this.#bump(task, now);
+    // The ETag versions the task, not its lease: a claim, renew or release keeps it (the
+    // claim's own safety is the token, `X-Task-Claim` and the fence), so the If-Match read
+    // before the claim still serves its renew and release.
     return { claim: taskClaimView(task, lease, true), etag: taskEtag(task) };
   }
 
@@ -140,7 +142,7 @@ export class Tasks implements LeaseKindHandler {
     return { claim: taskClaimView(task, lease, false), etag: taskEtag(task) };
   }
 
-  /** Release the live claim now. */
+  /** Release the live claim now; the ETag does not change. */
   release(params: TaskWrite & { token: unknown }): { release: TaskClaimRelease; etag: string } {
     const now = this.#leases.sync();
     const token = validateTaskToken(params.token, 'token');
@@ -148,7 +150,6 @@ export class Tasks implements LeaseKindHandler {
     checkIfMatch(task, params.ifMatch);
     const lease = matchTaskClaim(task, token, 'token');
     this.#endClaim(task, lease, now);
-    this.#bump(task, now);
     const release: TaskClaimRelease = {
       object: 'task_claim_release',
       claimId: lease.claimId,

@@ -19,12 +19,20 @@ describe('parseTtl', () => {
     ['PT1M30S', 90],
     ['PT1H', 3600],
     ['PT0.5S', 0.5],
+    // Any JSON number is a duration: below 0 counts as 0, above 10⁹ as 10⁹ (space claims clamp to 5–600 s anyway).
+    [-1, 0],
+    [-0.5, 0],
+    [1e12, 1e9],
   ];
   it.each(valid)('parses %j as %d seconds', (given, want) => {
     expect(parseTtl(given)).toBeCloseTo(want, 9);
   });
 
-  const invalid: unknown[] = [-1, Number.NaN, Number.POSITIVE_INFINITY, '', 'abc', '30x', 's', '5 m', 'PT', 'P1D', '-5', null, undefined, {}, [], true, 1e12];
+  it.each([[null], [undefined]])('reads %j as null: each lease for its own term', (given) => {
+    expect(parseTtl(given)).toBeNull();
+  });
+
+  const invalid: unknown[] = [Number.NaN, Number.POSITIVE_INFINITY, '', 'abc', '30x', 's', '5 m', 'PT', 'P1D', '-5', {}, [], true, false];
   it.each(invalid)('refuses %j with invalid_ttl on ttl', (given) => {
     try {
       parseTtl(given);
@@ -33,6 +41,7 @@ describe('parseTtl', () => {
       expect(error).toBeInstanceOf(EngineError);
       expect((error as EngineError).code).toBe('invalid_ttl');
       expect((error as EngineError).param).toBe('ttl');
+      expect((error as EngineError).message).toMatch(/leave it out to renew each lease for its own term\. Nothing was renewed\./);
     }
   });
 });

@@ -1,3 +1,4 @@
+import { hasCodePointLength } from '@leasehold/protocol';
 import { EngineError } from './errors.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -31,10 +32,13 @@ export function requireInt(value: unknown, min: number, max: number, param: stri
   return value;
 }
 
-/** A string of `min`–`max` characters, else `invalid_request` naming `param`. */
+/**
+ * A string of `min`–`max` characters, counted in Unicode code points as JSON Schema counts them
+ * (an emoji is one), else `invalid_request` naming `param`.
+ */
 export function requireString(value: unknown, min: number, max: number, param: string): string {
-  if (typeof value !== 'string' || value.length < min || value.length > max) {
-    throw new EngineError('invalid_request', `${param} must be a string of ${min} to ${max} characters.`, param);
+  if (typeof value !== 'string' || !hasCodePointLength(value, min, max)) {
+    throw new EngineError('invalid_request', `${param} must be a string of ${min} to ${max} characters (Unicode code points).`, param);
   }
   return value;
 }

@@ -2,22 +2,28 @@
 // Run `pnpm gen` after changing the spec.
 
 import * as z from 'zod';
+import { hasCodePointLength } from '@leasehold/protocol';
 
 /**
  * Ttl
  *
- * How long each touched lease should live, in one of three forms: a number of seconds
- * (`30`, `2.5`), a numeric string (`"30"`), or a duration string — `"30s"`, `"5m"`, `"1h"`,
- * `"1500ms"`, combinations such as `"1m30s"`, or ISO 8601 `"PT30S"`, `"PT1M30S"`. Space claims
- * clamp it to 5–600 seconds; task claims and spool leases ignore it (they renew by their own
- * rules). Anything else is 400 with `param: "ttl"`.
+ * How long each touched lease should live. Absent or `null`: each lease is renewed for its own
+ * term — a space claim by its `leaseSeconds` (never moved earlier), a task claim for its 15
+ * minutes, a spool lease to its queue's timeout. Otherwise one of three forms: a number of
+ * seconds (`30`, `2.5`; a negative number counts as `0`, one above 10⁹ as 10⁹), a numeric string
+ * (`"30"`), or a duration string — `"30s"`, `"5m"`, `"1h"`, `"1500ms"`, combinations such as
+ * `"1m30s"`, or ISO 8601 `"PT30S"`, `"PT1M30S"`. Space claims clamp it to 5–600 seconds and a
+ * heartbeat never moves one earlier; task claims and spool leases ignore it (they renew by their
+ * own rules). What carries no duration — another string (`"soon"`), a boolean, an object, an
+ * array — is refused: 400 `invalid_ttl` with `param: "ttl"`, and no lease of the batch is
+ * renewed (leave `ttl` out instead to renew each for its own term).
  *
  */
 export const zTtl = z.union([
-    z.number().gte(0).lte(1000000000),
+    z.number(),
     z.string().regex(/^[0-9]{1,9}(\.[0-9]{1,3})?$/),
     z.string().regex(/^(([0-9]{1,9}(\.[0-9]{1,3})?(ms|s|m|h))+|PT(?=[0-9])([0-9]{1,9}(\.[0-9]{1,3})?H)?([0-9]{1,9}(\.[0-9]{1,3})?M)?([0-9]{1,9}(\.[0-9]{1,3})?S)?)$/)
-]);
+]).nullable();
 
 /**
  * The holder's latest progress report, as sent with the last heartbeat that touched the lease
@@ -31,10 +37,10 @@ export const zDetails = z.record(z.string(), z.unknown());
  * HeartbeatRequest
  */
 export const zHeartbeatRequest = z.object({
-    ttl: zTtl,
-    claimId: z.string().min(1).optional(),
-    claimIds: z.array(z.string().min(1).max(64)).max(10000).optional(),
-    holderSession: z.string().min(1).max(200).optional(),
+    ttl: zTtl.optional(),
+    claimId: z.string().optional(),
+    claimIds: z.array(z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' })).max(10000).optional(),
+    holderSession: z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }).optional(),
     details: zDetails.optional()
 });
 
@@ -211,7 +217,7 @@ export const zHeartbeatResponse = z.object({
  * `COLLATE "C"`).
  *
  */
-export const zClaimKey = z.string().min(1).max(512).regex(/^(?!\.{1,2}$)/);
+export const zClaimKey = z.string().refine((s) => hasCodePointLength(s, 1, 512), { message: 'must be 1 to 512 characters (Unicode code points)' }).regex(/^(?!\.{1,2}$)/);
 
 /**
  * The fencing token of a grant. It strictly increases each time the guarded resource is granted
@@ -288,8 +294,8 @@ export const zClaimList = z.object({
 export const zAcquireClaimRequest = z.object({
     key: zClaimKey,
     scopeId: z.uuid(),
-    holder: z.string().min(1).max(200),
-    holderSession: z.string().min(1).max(200),
+    holder: z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
+    holderSession: z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
     leaseSeconds: zLeaseSeconds.optional(),
     wait: z.boolean().optional().default(false)
 });
@@ -298,7 +304,7 @@ export const zAcquireClaimRequest = z.object({
  * RenewClaimRequest
  */
 export const zRenewClaimRequest = z.object({
-    token: z.string().min(1),
+    token: z.string().refine((s) => hasCodePointLength(s, 1, Infinity), { message: 'must be at least 1 characters (Unicode code points)' }),
     leaseSeconds: zLeaseSeconds.optional()
 });
 
@@ -306,7 +312,7 @@ export const zRenewClaimRequest = z.object({
  * ReleaseClaimRequest
  */
 export const zReleaseClaimRequest = z.object({
-    token: z.string().min(1),
+    token: z.string().refine((s) => hasCodePointLength(s, 1, Infinity), { message: 'must be at least 1 characters (Unicode code points)' }),
     observation: zObservation.optional()
 });
 
@@ -425,8 +431,8 @@ export const zTaskList = z.object({
  * CreateTaskRequest
  */
 export const zCreateTaskRequest = z.object({
-    title: z.string().min(1).max(500),
-    description: z.string().max(20000).optional().default('')
+    title: z.string().refine((s) => hasCodePointLength(s, 1, 500), { message: 'must be 1 to 500 characters (Unicode code points)' }),
+    description: z.string().refine((s) => hasCodePointLength(s, 0, 20000), { message: 'must be at most 20000 characters (Unicode code points)' }).optional().default('')
 });
 
 /**
@@ -445,15 +451,15 @@ export const zUpdateTaskRequest = z.object({
         'InProgress',
         'Blocked'
     ]).optional(),
-    title: z.string().min(1).max(500).optional(),
-    description: z.string().max(20000).optional()
+    title: z.string().refine((s) => hasCodePointLength(s, 1, 500), { message: 'must be 1 to 500 characters (Unicode code points)' }).optional(),
+    description: z.string().refine((s) => hasCodePointLength(s, 0, 20000), { message: 'must be at most 20000 characters (Unicode code points)' }).optional()
 });
 
 /**
  * AddTaskNoteRequest
  */
 export const zAddTaskNoteRequest = z.object({
-    text: z.string().min(1).max(20000)
+    text: z.string().refine((s) => hasCodePointLength(s, 1, 20000), { message: 'must be 1 to 20000 characters (Unicode code points)' })
 });
 
 /**
@@ -501,7 +507,7 @@ export const zTaskClaimRelease = z.object({
  */
 export const zCompleteTaskRequest = z.object({
     result: z.unknown().optional(),
-    note: z.string().min(1).max(20000).optional()
+    note: z.string().refine((s) => hasCodePointLength(s, 1, 20000), { message: 'must be 1 to 20000 characters (Unicode code points)' }).optional()
 });
 
 /**
@@ -891,7 +897,7 @@ export const zUpdateAccountRequest = z.object({
  * Change a key's standing. The key is named in the body so it never lands in a URL or access log.
  */
 export const zUpdateCredentialRequest = z.object({
-    apiKey: z.string().min(1),
+    apiKey: z.string().refine((s) => hasCodePointLength(s, 1, Infinity), { message: 'must be at least 1 characters (Unicode code points)' }),
     blocked: z.boolean().optional(),
     expired: z.boolean().optional(),
     rateLimitPerSecond: z.int().gte(1).nullish()
@@ -902,7 +908,7 @@ export const zUpdateCredentialRequest = z.object({
  * operation (1–255 printable ASCII characters; the quoted form is accepted).
  *
  */
-export const zIdempotencyKeyOptional = z.string().min(1).max(257);
+export const zIdempotencyKeyOptional = z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' });
 
 /**
  * The space, a UUID your key may see. Spaces need no creation.
@@ -912,7 +918,7 @@ export const zSpaceId = z.uuid();
 /**
  * Only keys that start with this string.
  */
-export const zPrefix = z.string().max(512);
+export const zPrefix = z.string().refine((s) => hasCodePointLength(s, 0, 512), { message: 'must be at most 512 characters (Unicode code points)' });
 
 /**
  * Page size, 1–100.
@@ -922,7 +928,7 @@ export const zLimit = z.int().gte(1).lte(100).default(50);
 /**
  * The `nextCursor` of the previous page.
  */
-export const zCursor = z.string().min(1).max(2048);
+export const zCursor = z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' });
 
 /**
  * A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
@@ -935,7 +941,7 @@ export const zCursor = z.string().min(1).max(2048);
  * `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
  *
  */
-export const zIdempotencyKeyRequired = z.string().min(1).max(257);
+export const zIdempotencyKeyRequired = z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' });
 
 /**
  * The claim key, percent-encoded (a `/` in the key is sent as `%2F`).
@@ -958,9 +964,15 @@ export const zTaskStatusFilter = zTaskStatus;
 export const zTaskId2 = zTaskId;
 
 /**
- * The task's current `ETag`. Missing is 428 `if_match_required`; any other value than the current ETag is 412 `etag_mismatch`.
+ * The task's current `ETag` (RFC 9110 `If-Match`, strong comparison). Missing or empty is 428
+ * `if_match_required`. A value that is not a comma-separated list of quoted entity tags (or
+ * `*`) — an unquoted `task-42-v7`, say — is 400 `invalid_if_match`. A list matches when any
+ * member is the current ETag (`"task-42-v6", "task-42-v7"` matches `"task-42-v7"`); a list
+ * without it, a weak tag `W/"…"` and `*` are 412 `etag_mismatch`. A claim, renew or release
+ * does not change the ETag.
+ *
  */
-export const zIfMatch = z.string().min(1).max(200);
+export const zIfMatch = z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' });
 
 /**
  * The live claim token of a claimed task. Required on protected writes (notes, PATCH,
@@ -975,7 +987,7 @@ export const zXTaskClaim = zTaskToken;
  * this session in `holderSession` touches the lease; one naming another session does not.
  *
  */
-export const zLeaseholdSession = z.string().min(1).max(200);
+export const zLeaseholdSession = z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' });
 
 /**
  * The spool name.
@@ -1000,12 +1012,12 @@ export const zMessageHandle2 = zMessageHandle;
 /**
  * The `id` of the last event seen (or a `nextCursor`); omit it to start with the oldest event kept (10 minutes).
  */
-export const zEventCursor = z.string().min(1).max(64);
+export const zEventCursor = z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' });
 
 /**
  * The `id` of the last event received; what `EventSource` sends when it reconnects. Wins over `cursor`.
  */
-export const zLastEventId = z.string().min(1).max(64);
+export const zLastEventId = z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' });
 
 /**
  * The account id (the demo keys use `acct_demo` and `acct_other`).
@@ -1020,7 +1032,7 @@ export const zClaimId = z.string().regex(/^clm_[A-Za-z0-9]+$/);
 export const zHeartbeatClaimsBody = zHeartbeatRequest;
 
 export const zHeartbeatClaimsHeaders = z.object({
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 /**
@@ -1033,9 +1045,9 @@ export const zListSpaceClaimsPath = z.object({
 });
 
 export const zListSpaceClaimsQuery = z.object({
-    prefix: z.string().max(512).optional(),
+    prefix: z.string().refine((s) => hasCodePointLength(s, 0, 512), { message: 'must be at most 512 characters (Unicode code points)' }).optional(),
     limit: z.int().gte(1).lte(100).optional().default(50),
-    cursor: z.string().min(1).max(2048).optional()
+    cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
 });
 
 /**
@@ -1046,7 +1058,7 @@ export const zListSpaceClaimsResponse = zClaimList;
 export const zAcquireSpaceClaimBody = zAcquireClaimRequest;
 
 export const zAcquireSpaceClaimHeaders = z.object({
-    'Idempotency-Key': z.string().min(1).max(257)
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' })
 });
 
 export const zAcquireSpaceClaimPath = z.object({
@@ -1071,7 +1083,7 @@ export const zGetSpaceClaimResponse = zClaim;
 export const zRenewSpaceClaimBody = zRenewClaimRequest;
 
 export const zRenewSpaceClaimHeaders = z.object({
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zRenewSpaceClaimPath = z.object({
@@ -1087,7 +1099,7 @@ export const zRenewSpaceClaimResponse = zClaim;
 export const zReleaseSpaceClaimBody = zReleaseClaimRequest;
 
 export const zReleaseSpaceClaimHeaders = z.object({
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zReleaseSpaceClaimPath = z.object({
@@ -1101,7 +1113,7 @@ export const zReleaseSpaceClaimPath = z.object({
 export const zReleaseSpaceClaimResponse = zReleasedClaim;
 
 export const zCancelScopeHeaders = z.object({
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zCancelScopePath = z.object({
@@ -1117,7 +1129,7 @@ export const zCancelScopeResponse = zScopeCancellation;
 export const zListTasksQuery = z.object({
     status: zTaskStatus.optional(),
     limit: z.int().gte(1).lte(100).optional().default(50),
-    cursor: z.string().min(1).max(2048).optional()
+    cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
 });
 
 /**
@@ -1128,7 +1140,7 @@ export const zListTasksResponse = zTaskList;
 export const zCreateTaskBody = zCreateTaskRequest;
 
 export const zCreateTaskHeaders = z.object({
-    'Idempotency-Key': z.string().min(1).max(257)
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' })
 });
 
 /**
@@ -1148,9 +1160,9 @@ export const zGetTaskResponse = zTask;
 export const zUpdateTaskBody = zUpdateTaskRequest;
 
 export const zUpdateTaskHeaders = z.object({
-    'If-Match': z.string().min(1).max(200),
+    'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
     'X-Task-Claim': zTaskToken.optional(),
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zUpdateTaskPath = z.object({
@@ -1165,8 +1177,8 @@ export const zUpdateTaskResponse = zTask;
 export const zAddTaskNoteBody = zAddTaskNoteRequest;
 
 export const zAddTaskNoteHeaders = z.object({
-    'If-Match': z.string().min(1).max(200),
-    'Idempotency-Key': z.string().min(1).max(257),
+    'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }),
     'X-Task-Claim': zTaskToken.optional()
 });
 
@@ -1182,9 +1194,9 @@ export const zAddTaskNoteResponse = zTaskNote;
 export const zClaimTaskBody = zClaimTaskRequest;
 
 export const zClaimTaskHeaders = z.object({
-    'If-Match': z.string().min(1).max(200),
-    'Idempotency-Key': z.string().min(1).max(257),
-    'Leasehold-Session': z.string().min(1).max(200).optional()
+    'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }),
+    'Leasehold-Session': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }).optional()
 });
 
 export const zClaimTaskPath = z.object({
@@ -1199,8 +1211,8 @@ export const zClaimTaskResponse = zTaskClaim;
 export const zRenewTaskClaimBody = zTaskClaimTokenRequest;
 
 export const zRenewTaskClaimHeaders = z.object({
-    'If-Match': z.string().min(1).max(200),
-    'Idempotency-Key': z.string().min(1).max(257)
+    'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' })
 });
 
 export const zRenewTaskClaimPath = z.object({
@@ -1215,8 +1227,8 @@ export const zRenewTaskClaimResponse = zTaskClaim;
 export const zReleaseTaskClaimBody = zTaskClaimTokenRequest;
 
 export const zReleaseTaskClaimHeaders = z.object({
-    'If-Match': z.string().min(1).max(200),
-    'Idempotency-Key': z.string().min(1).max(257)
+    'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' })
 });
 
 export const zReleaseTaskClaimPath = z.object({
@@ -1231,9 +1243,9 @@ export const zReleaseTaskClaimResponse = zTaskClaimRelease;
 export const zCompleteTaskBody = zCompleteTaskRequest;
 
 export const zCompleteTaskHeaders = z.object({
-    'If-Match': z.string().min(1).max(200),
+    'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
     'X-Task-Claim': zTaskToken.optional(),
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zCompleteTaskPath = z.object({
@@ -1248,7 +1260,7 @@ export const zCompleteTaskResponse = zTask;
 export const zCreateSpoolBody = zCreateSpoolRequest;
 
 export const zCreateSpoolHeaders = z.object({
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 /**
@@ -1259,7 +1271,7 @@ export const zCreateSpoolResponse = zSpool;
 export const zPutQueueBody = zPutQueueRequest;
 
 export const zPutQueueHeaders = z.object({
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zPutQueuePath = z.object({
@@ -1275,7 +1287,7 @@ export const zPutQueueResponse = zQueue;
 export const zSendMessageBody = zSendMessageRequest;
 
 export const zSendMessageHeaders = z.object({
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zSendMessagePath = z.object({
@@ -1289,7 +1301,7 @@ export const zSendMessagePath = z.object({
 export const zSendMessageResponse = zMessage;
 
 export const zReceiveMessageHeaders = z.object({
-    'Leasehold-Session': z.string().min(1).max(200).optional()
+    'Leasehold-Session': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }).optional()
 });
 
 export const zReceiveMessagePath = z.object({
@@ -1304,7 +1316,7 @@ export const zReceiveMessageResponse = z.union([
 
 export const zRenewSpoolLeaseHeaders = z.object({
     'Spooler-Lease': zSpoolLease,
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zRenewSpoolLeasePath = z.object({
@@ -1318,7 +1330,7 @@ export const zRenewSpoolLeaseResponse = z.void();
 
 export const zAckMessageHeaders = z.object({
     'Spooler-Lease': zSpoolLease,
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zAckMessagePath = z.object({
@@ -1334,7 +1346,7 @@ export const zNackMessageBody = zNackMessageRequest;
 
 export const zNackMessageHeaders = z.object({
     'Spooler-Lease': zSpoolLease,
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zNackMessagePath = z.object({
@@ -1347,7 +1359,7 @@ export const zNackMessagePath = z.object({
 export const zNackMessageResponse = z.void();
 
 export const zDiscardMessageHeaders = z.object({
-    'Idempotency-Key': z.string().min(1).max(257).optional()
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
 });
 
 export const zDiscardMessagePath = z.object({
@@ -1362,7 +1374,7 @@ export const zDiscardMessageResponse = z.void();
 
 export const zListSpacesQuery = z.object({
     limit: z.int().gte(1).lte(100).optional().default(50),
-    cursor: z.string().min(1).max(2048).optional()
+    cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
 });
 
 /**
@@ -1375,9 +1387,9 @@ export const zGetSpaceActivityPath = z.object({
 });
 
 export const zGetSpaceActivityQuery = z.object({
-    prefix: z.string().max(512).optional(),
+    prefix: z.string().refine((s) => hasCodePointLength(s, 0, 512), { message: 'must be at most 512 characters (Unicode code points)' }).optional(),
     limit: z.int().gte(1).lte(100).optional().default(50),
-    cursor: z.string().min(1).max(2048).optional()
+    cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
 });
 
 /**
@@ -1387,7 +1399,7 @@ export const zGetSpaceActivityResponse = zSpaceActivity;
 
 export const zListQueueStatsQuery = z.object({
     limit: z.int().gte(1).lte(100).optional().default(50),
-    cursor: z.string().min(1).max(2048).optional()
+    cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
 });
 
 /**
@@ -1396,7 +1408,7 @@ export const zListQueueStatsQuery = z.object({
 export const zListQueueStatsResponse = zQueueStatsList;
 
 export const zListLeaseEventsQuery = z.object({
-    cursor: z.string().min(1).max(64).optional(),
+    cursor: z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' }).optional(),
     limit: z.int().gte(1).lte(100).optional().default(50)
 });
 
@@ -1406,11 +1418,11 @@ export const zListLeaseEventsQuery = z.object({
 export const zListLeaseEventsResponse = zLeaseEventList;
 
 export const zStreamLeaseEventsHeaders = z.object({
-    'Last-Event-ID': z.string().min(1).max(64).optional()
+    'Last-Event-ID': z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' }).optional()
 });
 
 export const zStreamLeaseEventsQuery = z.object({
-    cursor: z.string().min(1).max(64).optional(),
+    cursor: z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' }).optional(),
     limit: z.int().gte(1).lte(100).optional().default(50)
 });
 
@@ -1421,7 +1433,7 @@ export const zStreamLeaseEventsResponse = z.string();
 
 export const zListSessionsQuery = z.object({
     limit: z.int().gte(1).lte(100).optional().default(50),
-    cursor: z.string().min(1).max(2048).optional()
+    cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
 });
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import * as validators from '../generated/zod.js';
-import type { ErrorCode } from '../engine/index.js';
+import { ttlRefusal, type ErrorCode } from '../engine/index.js';
 import { HttpError, type ErrorDetail } from './http-error.js';
 import type { RouteSpec } from './routes.js';
 
@@ -176,8 +176,10 @@ export function validateRequest(
     const first = reported[0]!;
     const special = first.param === undefined ? undefined : codeByParam[first.param];
     const code: ErrorCode = special && (special.whenMissing || !first.missing) ? special.code : 'invalid_request';
-    const details = reported.map(({ missing: _missing, ...detail }) => detail);
-    throw new HttpError(400, code, first.message, first.param, details);
+    // A bad `ttl` says what the engine says (what it accepts, that nothing was renewed, and that leaving it out renews).
+    const message = code === 'invalid_ttl' ? ttlRefusal(valueAt(body, ['ttl'])) : first.message;
+    const details = reported.map(({ missing: _missing, ...detail }) => (detail.param === 'ttl' && code === 'invalid_ttl' ? { ...detail, message } : detail));
+    throw new HttpError(400, code, message, first.param, details);
   }
   return validated;
 }

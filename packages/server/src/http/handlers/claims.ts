@@ -17,7 +17,12 @@ export const claimHandlers = {
     ),
 
   listSpaceClaims: (ops, { credential, input: { path, query } }) =>
-    mapMaybe(ops.claims.list({ credential, spaceId: path.spaceId, ...query }), (list) => ({ status: 200, body: list })),
+    mapMaybe(ops.claims.list({ credential, spaceId: path.spaceId, ...query }), (list) => ({
+      status: 200,
+      body: list,
+      // A reader of the seed page, whose curl passes no limit, is told there is more (RFC 8288).
+      ...(list.nextCursor === null ? {} : { headers: { Link: nextLink({ prefix: query.prefix, limit: query.limit, cursor: list.nextCursor }) } }),
+    })),
 
   acquireSpaceClaim: (ops, { credential, input: { path, body } }) =>
     mapMaybe(ops.claims.acquire({ credential, spaceId: path.spaceId, ...body }), (claim) => ({
@@ -46,3 +51,12 @@ export const claimHandlers = {
       body: cancelled,
     })),
 } satisfies Partial<ApiHandlers>;
+
+/** `<?…&cursor=…>; rel="next"`: the next page, relative to the request's URL, keeping its prefix and limit. */
+function nextLink(query: { prefix?: string | undefined; limit?: number | undefined; cursor: string }): string {
+  const search = new URLSearchParams();
+  if (query.prefix !== undefined) search.set('prefix', query.prefix);
+  if (query.limit !== undefined) search.set('limit', String(query.limit));
+  search.set('cursor', query.cursor);
+  return `<?${search.toString()}>; rel="next"`;
+}

@@ -3,6 +3,7 @@ import {
   SPACE_LEASE_MAX_SECONDS,
   SPACE_LEASE_MIN_SECONDS,
   TASK_LEASE_SECONDS,
+  heartbeatClaimId,
   parseTtl,
   type HeartbeatResponse,
   type HeartbeatResult,
@@ -54,7 +55,7 @@ export const HEARTBEAT_RENEW_SQL = `WITH mine AS (
    ), touched AS (
      UPDATE leasehold.leases l SET
        expires_at = CASE
-         WHEN l.kind = 'space' THEN greatest(l.expires_at, $6::bigint)
+         WHEN l.kind = 'space' THEN greatest(l.expires_at, coalesce($6::bigint, $2::bigint + l.lease_seconds::bigint * 1000))
          WHEN l.kind = 'task' THEN $2::bigint + ${TASK_LEASE_SECONDS * 1000}
          ELSE $2::bigint + (SELECT q.lease_timeout_seconds FROM leasehold.messages m JOIN leasehold.queues q ON q.queue_id = m.queue_id
                              WHERE m.message_id = l.message_id)::bigint * 1000 END,
@@ -104,13 +105,14 @@ export function heartbeatRenewParams(p: {
   claimIds: string[] | null;
   /** A named form (one `claimId` or `claimIds`): losses already reported are reported again. */
   single: boolean;
-  seconds: number;
+  /** Clamped seconds, or `null`: each space claim for its own term (`lease_seconds`). */
+  seconds: number | null;
   details: unknown;
   /** Count the heartbeat of `session` for this account (the activity views' rate); absent: not counted. */
   accountId?: string | undefined;
 }): unknown[] {
-  const spaceExpiry = Math.round(p.now + p.seconds * 1000);
-  return [p.credentialId, p.now, p.session, p.claimIds, p.single, spaceExpiry, Math.round(p.seconds),
+  const spaceExpiry = p.seconds === null ? null : Math.round(p.now + p.seconds * 1000);
+  return [p.credentialId, p.now, p.session, p.claimIds, p.single, spaceExpiry, p.seconds === null ? null : Math.round(p.seconds),
     p.details !== undefined, p.details === undefined || p.details === null ? null : JSON.stringify(p.details), p.accountId ?? null];
 }
 
@@ -123,7 +125,8 @@ export function heartbeatRenewParams(p: {
  */
 export function sqlHeartbeat(unit: UnitContext): Operations['heartbeat'] {
   const { tx } = unit;
-  return async (request) => {
+  return async (raw) => {
+    const request = { ...raw, claimId: heartbeatClaimId(raw.claimId) };
     const ttl = parseTtl(request.ttl);
     const details = checkDetails(request.details);
     const credentialId = request.credential.credentialId;
@@ -154,7 +157,7 @@ export function sqlHeartbeat(unit: UnitContext): Operations['heartbeat'] {
     const named = request.claimIds === undefined ? undefined : [...new Set(request.claimIds)];
     const claimIds = single ? [request.claimId as string] : (named ?? null);
     await tx.query(HEARTBEAT_SETTLE_SQL, [credentialId, now, session, claimIds]);
-    const seconds = Math.min(SPACE_LEASE_MAX_SECONDS, Math.max(SPACE_LEASE_MIN_SECONDS, ttl));
+    const seconds = ttl === null ? null : Math.min(SPACE_LEASE_MAX_SECONDS, Math.max(SPACE_LEASE_MIN_SECONDS, ttl));
     const { rows } = await tx.query<AckRow>(
       HEARTBEAT_RENEW_SQL,
       heartbeatRenewParams({ credentialId, now, session, claimIds, single: single || named !== undefined, seconds, details, accountId: request.credential.accountId }),

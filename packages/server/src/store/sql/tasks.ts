@@ -163,9 +163,9 @@ export function sqlTasks(unit: UnitContext): Omit<TaskOperations, 'list'> {
         [claimId, digest(token), params.credential.accountId, params.credential.credentialId, params.holderSession ?? null, now,
           TASK_LEASE_SECONDS, guard.task.task_id],
       );
-      await bump(params.credential, guard);
+      // As the engine: a claim keeps the task's ETag (the lease is not the task's version).
       const claim: TaskClaim = claimView(guard.task.task_id, claimId, one(rows).fence, now + TASK_LEASE_SECONDS * 1000, token);
-      return { claim, etag: taskEtag({ id: guard.task.task_id, version: guard.task.version + 1 }) };
+      return { claim, etag: taskEtag({ id: guard.task.task_id, version: guard.task.version }) };
     },
 
     async renew(params) {
@@ -186,10 +186,9 @@ export function sqlTasks(unit: UnitContext): Omit<TaskOperations, 'list'> {
       const lease = await matchClaim(params.credential, guard, token, 'token');
       const now = guard.task.now;
       await endClaim(lease, now);
-      await bump(params.credential, guard);
       return {
         release: { object: 'task_claim_release', claimId: lease.claim_id, taskId: guard.task.task_id, released: true, releasedUtc: toUtc(now) },
-        etag: taskEtag({ id: guard.task.task_id, version: guard.task.version + 1 }),
+        etag: taskEtag({ id: guard.task.task_id, version: guard.task.version }),
       };
     },
 
