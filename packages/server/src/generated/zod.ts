@@ -381,6 +381,35 @@ export const zTaskClaimSummary = z.object({
 });
 
 /**
+ * TaskClaimOutcome
+ *
+ * How a task's last claim stands: `held` (live), `completed` (the task was completed with it),
+ * `released` (its holder gave it back without completing), `expired` (its 15 minutes ran out:
+ * the holder crashed or stopped renewing), `revoked` (an operator or a control took it away).
+ *
+ */
+export const zTaskClaimOutcome = z.enum([
+    'held',
+    'completed',
+    'released',
+    'expired',
+    'revoked'
+]);
+
+/**
+ * TaskLastClaim
+ *
+ * The task's most recent claim, live or ended. Never includes the token.
+ */
+export const zTaskLastClaim = z.object({
+    claimId: z.string(),
+    holderSession: z.string().nullable(),
+    outcome: zTaskClaimOutcome,
+    startedUtc: zUtcTimestamp,
+    endedUtc: zUtcTimestamp.nullable()
+});
+
+/**
  * TaskNote
  */
 export const zTaskNote = z.object({
@@ -403,6 +432,10 @@ export const zTask = z.object({
     status: zTaskStatus,
     version: z.int().gte(1),
     claim: zTaskClaimSummary.nullable(),
+    attempts: z.int().gte(0),
+    stalled: z.boolean(),
+    availableUtc: zUtcTimestamp.nullable(),
+    lastClaim: zTaskLastClaim.nullable(),
     notes: z.array(zTaskNote),
     result: z.unknown(),
     createdUtc: zUtcTimestamp,
@@ -953,6 +986,14 @@ export const zScopeId = z.uuid();
 export const zTaskStatusFilter = zTaskStatus;
 
 /**
+ * `true`: only tasks a worker may take now — `Todo` or stalled (`InProgress` with no live claim),
+ * not claimed, and past their `availableUtc` backoff. `false` or absent: no such filter. May be
+ * combined with `status` (`Todo` or `InProgress`).
+ *
+ */
+export const zTaskClaimableFilter = z.enum(['true', 'false']);
+
+/**
  * The task id.
  */
 export const zTaskId2 = zTaskId;
@@ -1116,6 +1157,7 @@ export const zCancelScopeResponse = zScopeCancellation;
 
 export const zListTasksQuery = z.object({
     status: zTaskStatus.optional(),
+    claimable: z.enum(['true', 'false']).optional(),
     limit: z.int().gte(1).lte(100).optional().default(50),
     cursor: z.string().min(1).max(2048).optional()
 });
@@ -1227,6 +1269,34 @@ export const zReleaseTaskClaimPath = z.object({
  * Released.
  */
 export const zReleaseTaskClaimResponse = zTaskClaimRelease;
+
+export const zRevokeTaskClaimHeaders = z.object({
+    'If-Match': z.string().min(1).max(200),
+    'Idempotency-Key': z.string().min(1).max(257)
+});
+
+export const zRevokeTaskClaimPath = z.object({
+    taskId: zTaskId
+});
+
+/**
+ * Revoked; the task as it is now.
+ */
+export const zRevokeTaskClaimResponse = zTask;
+
+export const zRequeueTaskHeaders = z.object({
+    'If-Match': z.string().min(1).max(200),
+    'Idempotency-Key': z.string().min(1).max(257)
+});
+
+export const zRequeueTaskPath = z.object({
+    taskId: zTaskId
+});
+
+/**
+ * Requeued; the task as it is now.
+ */
+export const zRequeueTaskResponse = zTask;
 
 export const zCompleteTaskBody = zCompleteTaskRequest;
 
