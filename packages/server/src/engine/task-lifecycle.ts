@@ -1,5 +1,4 @@
 import { toUtc } from './clock.js';
-import type { TaskStatus } from './task-record.js';
 
 /**
  * How a task's last claim stands (wire `TaskClaimOutcome`): `held` (live), `completed`,
@@ -16,6 +15,9 @@ export interface TaskLastClaim {
   startedUtc: string;
   endedUtc: string | null;
 }
+
+/** A task's status as this module reads it (`TaskStatus` of task-record.ts, which builds on this module). */
+type Status = 'Todo' | 'InProgress' | 'Blocked' | 'Done';
 
 /** What every store knows of a task's last claim, in epoch ms: the input of `taskLifecycle`. */
 export interface LastClaimFacts {
@@ -79,17 +81,17 @@ export function availableAt(attempts: number, last: LastClaimFacts | null): numb
 }
 
 /** A task is stalled when it is `InProgress` and nobody holds a live claim on it. */
-export function isStalled(status: TaskStatus, live: boolean): boolean {
+export function isStalled(status: Status, live: boolean): boolean {
   return status === 'InProgress' && !live;
 }
 
 /** A worker may take the task now: `Todo` or stalled, unclaimed, and past its backoff. */
-export function isClaimable(status: TaskStatus, live: boolean, available: number | null, now: number): boolean {
+export function isClaimable(status: Status, live: boolean, available: number | null, now: number): boolean {
   return (status === 'Todo' || status === 'InProgress') && !live && (available === null || available <= now);
 }
 
 /** The wire lifecycle fields of a task, from what its store knows (the same for every store). */
-export function taskLifecycle(status: TaskStatus, attempts: number, last: LastClaimFacts | null): TaskLifecycle {
+export function taskLifecycle(status: Status, attempts: number, last: LastClaimFacts | null): TaskLifecycle {
   const live = last !== null && last.outcome === 'held';
   const available = availableAt(attempts, last);
   return {
