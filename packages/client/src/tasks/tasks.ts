@@ -36,7 +36,7 @@ export class Tasks implements TaskOps {
    * list), fetched a page (`limit`) at a time as the loop asks for more. Read a task (`get`) for
    * its ETag before a write.
    * @example
-   * for await (const task of lh.tasks.list({ claimable: true })) await lh.tasks.work(task.id, run);
+   * for await (const task of lh.tasks.list({ claimable: true })) await lh.tasks.work(task.id, async (ctx) => ctx.task.title);
    */
   async *list(options: ListTasksOptions = {}): AsyncGenerator<Task, void, undefined> {
     const { status, limit } = options;
