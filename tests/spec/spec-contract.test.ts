@@ -48,7 +48,7 @@ describe('the bundled spec', () => {
       expect(operation.summary).toBeTruthy();
       expect(operation.description?.length).toBeGreaterThan(120);
       const permission = operation['x-permission'] as string;
-      expect(permission).toMatch(/^(coordination_(read|write)|tasks:(read|update)|spools:(read|write))$/);
+      expect(permission).toMatch(/^(coordination_(read|write)|tasks:(read|update|admin)|spools:(read|write))$/);
       expect(operation.description).toContain(`Key permission: \`${permission}\``);
       expect(operation.security).toEqual([{ bearerAuth: [permission] }]);
     });

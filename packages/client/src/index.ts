@@ -50,6 +50,7 @@ export {
 export { ClientClosedError } from './core/transport/client-closed-error.js';
 /** `tasks.work()` refused a claim with too little time left. */
 export { UnusableLeaseError } from './tasks/unusable-lease-error.js';
+export { AttemptsExhaustedError } from './tasks/attempts-exhausted-error.js';
 /** A message body failed its queue's schema. */
 export { MessageSchemaError } from './spools/message-schema.js';
 

@@ -149,6 +149,8 @@ export const answerShapes: Readonly<Record<ClientOperationId, AnswerShape>> = Ob
   renewTaskClaim: taskClaimRenewal,
   releaseTaskClaim: objectBody('task claim release'),
   completeTask: taskAnswer([200]),
+  revokeTaskClaim: taskAnswer([200]),
+  requeueTask: taskAnswer([200]),
   createSpool: objectBody('spool create', [201]),
   putQueue: objectBody('queue put', [200, 201]),
   sendMessage: objectBody('send', [201]),

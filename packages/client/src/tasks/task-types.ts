@@ -18,6 +18,11 @@ export interface TaskWithEtag {
 export interface ListTasksQuery {
   /** Only tasks with this status. */
   status?: components['parameters']['TaskStatusFilter'] | undefined;
+  /**
+   * `true`: only tasks a worker may take now — `Todo` or stalled (`InProgress` whose claim ended
+   * without `complete`), unclaimed, past their retry backoff (`availableUtc`).
+   */
+  claimable?: boolean | undefined;
   /** Page size, 1–100 (server default 50). */
   limit?: components['parameters']['Limit'] | undefined;
   /** The previous page's `nextCursor`. */

@@ -5,6 +5,7 @@ import type { CompleteTaskRequest } from '../resources/wire-types.js';
 import type { TaskLease } from './task-lease.js';
 import type { ClaimedTask } from './task-lease.js';
 import type { TaskContext } from './task-types.js';
+import { giveUpIfExhausted } from './give-up.js';
 import { UnusableLeaseError } from './unusable-lease-error.js';
 import { WorkContext, type TaskOps, type TaskWorkContext } from './work-context.js';
 
@@ -36,6 +37,12 @@ export interface TaskWorkOptions<T = unknown> {
    * for none. Default: `work() failed: <error name>: <message>` (redacted, at most 2,000 chars).
    */
   failureNote?: false | ((error: unknown) => string) | undefined;
+  /**
+   * Stop retrying a task that keeps failing or killing its workers: when it was already claimed
+   * `maxAttempts` times (its `attempts`), `work()` does not claim it again but writes a note saying
+   * why, moves it to `Blocked` and rejects with `AttemptsExhaustedError`. Default: unlimited.
+   */
+  maxAttempts?: number | undefined;
 }
 
 /** `lh.tasks.work()`: the task page's safe worker loop (see `Tasks.work`). */
@@ -58,8 +65,10 @@ export async function workOnTask<T>(
     }
   };
 
-  // 1–2. Read the task and its ETag; claim with If-Match and a persisted key.
-  let claimed = await tasks.claim(taskId, { etag: (await tasks.get(taskId, { signal })).etag, operationId, signal });
+  // 1–2. Read the task and its ETag (a task tried `maxAttempts` times is given up on); claim with If-Match and a persisted key.
+  const first = await tasks.get(taskId, { signal });
+  await giveUpIfExhausted(tasks, first, options.maxAttempts, { signal });
+  let claimed = await tasks.claim(taskId, { etag: first.etag, operationId, signal });
   let ctx: WorkContext;
   try {
     let read = await tasks.get(taskId, { signal });
@@ -167,6 +176,7 @@ function checkWorkOptions<T>(fn: unknown, options: TaskWorkOptions<T>): void {
   check(typeof fn === 'function', 'fn', 'a function', fn, owner);
   check(typeof options === 'object' && options !== null, 'options', 'an object', options, owner);
   checkNumber(options.minRemainingMs, 'minRemainingMs', 'a non-negative number of milliseconds', (n) => n >= 0, owner);
+  checkNumber(options.maxAttempts, 'maxAttempts', 'a positive integer', (n) => Number.isInteger(n) && n >= 1, owner);
   if (options.failureStatus !== undefined) check(options.failureStatus === 'Todo' || options.failureStatus === 'Blocked', 'failureStatus', '"Todo" or "Blocked"', options.failureStatus, owner);
   if (options.failureNote !== undefined && options.failureNote !== false) checkFunction(options.failureNote, 'failureNote', owner);
 }

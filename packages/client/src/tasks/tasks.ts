@@ -31,17 +31,20 @@ export class Tasks implements TaskOps {
   }
 
   /**
-   * Every task of the account in id order (optionally only those with `status`), fetched a page
-   * (`limit`) at a time as the loop asks for more. Read a task (`get`) for its ETag before a write.
+   * Every task of the account in id order (optionally only those with `status`, or only the
+   * `claimable` ones: `Todo` or stalled, unclaimed, past their backoff — what a worker should
+   * list), fetched a page (`limit`) at a time as the loop asks for more. Read a task (`get`) for
+   * its ETag before a write.
    * @example
-   * for await (const task of lh.tasks.list({ status: 'Todo' })) console.log(task.id, task.title);
+   * for await (const task of lh.tasks.list({ claimable: true })) await lh.tasks.work(task.id, async (ctx) => ctx.task.title);
    */
   async *list(options: ListTasksOptions = {}): AsyncGenerator<Task, void, undefined> {
     const { status, limit } = options;
+    const claimable = options.claimable === undefined ? undefined : options.claimable ? 'true' : 'false';
     const call = pickCallOptions(options);
     let cursor = options.cursor;
     do {
-      const page = (await this.#ctx.api.call('listTasks', { query: { status, limit, cursor } }, call)).data;
+      const page = (await this.#ctx.api.call('listTasks', { query: { status, claimable, limit, cursor } }, call)).data;
       yield* page.data;
       cursor = page.nextCursor ?? undefined;
     } while (cursor !== undefined);
@@ -102,6 +105,25 @@ export class Tasks implements TaskOps {
   /** Completes the task (`Done`, with an optional `result` and closing `note`); the live claim is released in the same write. */
   async complete(taskId: number, body: CompleteTaskRequest, options: TaskWriteGuard & CallOptions): Promise<TaskWithEtag> {
     const response = await this.#ctx.api.call('completeTask', { path: { taskId }, headers: guardHeaders(options), body }, pickCallOptions(options));
+    return { task: response.data, etag: etagOf(response) };
+  }
+
+  /**
+   * An operator takes the task's live claim away without its token (key permission
+   * `tasks:admin`): it ends as `revoked`, its holder's next heartbeat reports it lost, and the
+   * task is claimable at once.
+   */
+  async revokeClaim(taskId: number, options: { etag: string } & CallOptions): Promise<TaskWithEtag> {
+    const response = await this.#ctx.api.call('revokeTaskClaim', { path: { taskId }, headers: { 'If-Match': options.etag } }, pickCallOptions(options));
+    return { task: response.data, etag: etagOf(response) };
+  }
+
+  /**
+   * An operator puts the task back (key permission `tasks:admin`): any live claim revoked,
+   * status `Todo`, `attempts` 0 and no backoff — the way to retry a task workers gave up on.
+   */
+  async requeue(taskId: number, options: { etag: string } & CallOptions): Promise<TaskWithEtag> {
+    const response = await this.#ctx.api.call('requeueTask', { path: { taskId }, headers: { 'If-Match': options.etag } }, pickCallOptions(options));
     return { task: response.data, etag: etagOf(response) };
   }
 

@@ -239,6 +239,11 @@ export interface paths {
          *     least one task, once it holds about 4 MiB, so a page of large tasks stays answerable. Each
          *     task is as `GET /v1/tasks/{taskId}` shows it; read that task for its `ETag` before a write.
          *
+         *     `?claimable=true` is the worker's query: the tasks it may take now, `Todo` or *stalled*
+         *     (`InProgress` whose claim ended without `complete` — its holder crashed, or gave up), not
+         *     claimed, and past their retry backoff (`availableUtc`). A worker that only lists `Todo` never
+         *     sees a task whose worker died after marking it `InProgress`.
+         *
          *     Key permission: `tasks:read`.
          */
         get: operations["listTasks"];
@@ -409,6 +414,60 @@ export interface paths {
          *     Key permission: `tasks:update`.
          */
         post: operations["releaseTaskClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{taskId}/claim/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a task claim (operator)
+         * @description An operator takes the task's live claim away without its token: the claim ends now as
+         *     `revoked` (the holder's next heartbeat reports it `lost`, and its token answers 409
+         *     `lease_expired`), and the task is claimable at once (no backoff): an `InProgress` task is
+         *     then stalled and any worker may take it over. Status, notes and attempts are unchanged. Needs
+         *     the current `If-Match` and an `Idempotency-Key`. No live claim: 409 `claim_not_held`; a
+         *     `Done` task: 409 `task_completed`. A task of another account: 404. Answers the task.
+         *
+         *     Key permission: `tasks:admin` (an operator's key; workers' keys need not carry it).
+         */
+        post: operations["revokeTaskClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{taskId}/requeue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Requeue a task (operator)
+         * @description An operator puts the task back in the queue: its live claim, if any, is revoked (as
+         *     `POST /v1/tasks/{taskId}/claim/revoke` does), the status goes back to `Todo`, `attempts` to
+         *     0 and the backoff is cleared, so the task is claimable at once and a worker's `maxAttempts`
+         *     counts afresh — the way to retry a task that workers gave up on (`Blocked`). Notes and
+         *     `lastClaim` are kept. Needs the current `If-Match` and an `Idempotency-Key`. A `Done` task:
+         *     409 `task_completed`. A task of another account: 404. Answers the task.
+         *
+         *     Key permission: `tasks:admin` (an operator's key; workers' keys need not carry it).
+         */
+        post: operations["requeueTask"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1500,6 +1559,32 @@ export interface components {
             /** @description The latest progress report sent with a heartbeat, or `null`. */
             details?: components["schemas"]["Details"] | null;
         };
+        /**
+         * TaskClaimOutcome
+         * @description How a task's last claim stands: `held` (live), `completed` (the task was completed with it),
+         *     `released` (its holder gave it back without completing), `expired` (its 15 minutes ran out:
+         *     the holder crashed or stopped renewing), `revoked` (an operator or a control took it away).
+         * @example expired
+         * @enum {string}
+         */
+        TaskClaimOutcome: "held" | "completed" | "released" | "expired" | "revoked";
+        /**
+         * TaskLastClaim
+         * @description The task's most recent claim, live or ended. Never includes the token.
+         */
+        TaskLastClaim: {
+            /** @example clm_Tk4Xq8Zr2Lp6Wn3M */
+            claimId: string;
+            /**
+             * @description The `Leasehold-Session` sent with the claim, or `null`.
+             * @example sess_4d3c2b1a
+             */
+            holderSession: string | null;
+            outcome: components["schemas"]["TaskClaimOutcome"];
+            startedUtc: components["schemas"]["UtcTimestamp"];
+            /** @description When the claim ended (for `expired`, its expiry), or `null` while it is `held`. */
+            endedUtc: components["schemas"]["UtcTimestamp"] | null;
+        };
         /** TaskNote */
         TaskNote: {
             /** @constant */
@@ -1533,6 +1618,29 @@ export interface components {
             version: number;
             /** @description The live claim on the task, or `null` when nobody holds one. */
             claim: components["schemas"]["TaskClaimSummary"] | null;
+            /**
+             * @description How many claims the task was granted (every claim is one attempt, whatever its outcome)
+             *     since it was created or last requeued.
+             * @example 2
+             */
+            attempts: number;
+            /**
+             * @description `InProgress` with no live claim: whoever started it is gone (its claim expired, or was
+             *     released or revoked, without completing the task). A stalled task is claimable again,
+             *     like a `Todo` one (`GET /v1/tasks?claimable=true`).
+             * @example false
+             */
+            stalled: boolean;
+            /**
+             * @description The backoff after an attempt that ended without completing: until this time
+             *     `?claimable=true` leaves the task out (claiming it directly still works). Set when a
+             *     claim expires or is released — at its end plus `min(5 s × 2^(attempts−1), 300 s)` —
+             *     and `null` when there is nothing to wait for (never claimed, live, completed, revoked or
+             *     requeued).
+             */
+            availableUtc: components["schemas"]["UtcTimestamp"] | null;
+            /** @description The most recent claim and how it ended, or `null` when the task was never claimed. */
+            lastClaim: components["schemas"]["TaskLastClaim"] | null;
             notes: components["schemas"]["TaskNote"][];
             /**
              * @description What the completing worker reported, or `null`.
@@ -2643,6 +2751,13 @@ export interface components {
          */
         TaskStatusFilter: components["schemas"]["TaskStatus"];
         /**
+         * @description `true`: only tasks a worker may take now — `Todo` or stalled (`InProgress` with no live claim),
+         *     not claimed, and past their `availableUtc` backoff. `false` or absent: no such filter. May be
+         *     combined with `status` (`Todo` or `InProgress`).
+         * @example true
+         */
+        TaskClaimableFilter: "true" | "false";
+        /**
          * @description The task id.
          * @example 42
          */
@@ -3335,6 +3450,13 @@ export interface operations {
                  */
                 status?: components["parameters"]["TaskStatusFilter"];
                 /**
+                 * @description `true`: only tasks a worker may take now — `Todo` or stalled (`InProgress` with no live claim),
+                 *     not claimed, and past their `availableUtc` backoff. `false` or absent: no such filter. May be
+                 *     combined with `status` (`Todo` or `InProgress`).
+                 * @example true
+                 */
+                claimable?: components["parameters"]["TaskClaimableFilter"];
+                /**
                  * @description Page size, 1–100.
                  * @example 50
                  */
@@ -3370,6 +3492,10 @@ export interface operations {
                      *           "status": "Todo",
                      *           "version": 1,
                      *           "claim": null,
+                     *           "attempts": 0,
+                     *           "stalled": false,
+                     *           "availableUtc": null,
+                     *           "lastClaim": null,
                      *           "notes": [],
                      *           "result": null,
                      *           "createdUtc": "2026-11-29T14:58:00Z",
@@ -3443,6 +3569,10 @@ export interface operations {
                      *       "status": "Todo",
                      *       "version": 1,
                      *       "claim": null,
+                     *       "attempts": 0,
+                     *       "stalled": false,
+                     *       "availableUtc": null,
+                     *       "lastClaim": null,
                      *       "notes": [],
                      *       "result": null,
                      *       "createdUtc": "2026-11-29T14:58:00Z",
@@ -3503,6 +3633,16 @@ export interface operations {
                      *         "expiresUtc": "2026-11-29T15:15:00Z",
                      *         "holderSession": "sess_4d3c2b1a",
                      *         "details": null
+                     *       },
+                     *       "attempts": 1,
+                     *       "stalled": false,
+                     *       "availableUtc": null,
+                     *       "lastClaim": {
+                     *         "claimId": "clm_Tk4Xq8Zr2Lp6Wn3M",
+                     *         "holderSession": "sess_4d3c2b1a",
+                     *         "outcome": "held",
+                     *         "startedUtc": "2026-11-29T15:00:00Z",
+                     *         "endedUtc": null
                      *       },
                      *       "notes": [
                      *         {
@@ -3605,6 +3745,16 @@ export interface operations {
                      *         "expiresUtc": "2026-11-29T15:15:00Z",
                      *         "holderSession": "sess_4d3c2b1a",
                      *         "details": null
+                     *       },
+                     *       "attempts": 1,
+                     *       "stalled": false,
+                     *       "availableUtc": null,
+                     *       "lastClaim": {
+                     *         "claimId": "clm_Tk4Xq8Zr2Lp6Wn3M",
+                     *         "holderSession": "sess_4d3c2b1a",
+                     *         "outcome": "held",
+                     *         "startedUtc": "2026-11-29T15:00:00Z",
+                     *         "endedUtc": null
                      *       },
                      *       "notes": [],
                      *       "result": null,
@@ -3982,6 +4132,186 @@ export interface operations {
             default: components["responses"]["Default"];
         };
     };
+    revokeTaskClaim: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The task's current `ETag` (RFC 9110 `If-Match`, strong comparison). Missing or empty is 428
+                 *     `if_match_required`. A value that is not a comma-separated list of quoted entity tags (or
+                 *     `*`) — an unquoted `task-42-v7`, say — is 400 `invalid_if_match`. A list matches when any
+                 *     member is the current ETag (`"task-42-v6", "task-42-v7"` matches `"task-42-v7"`); a list
+                 *     without it, a weak tag `W/"…"` and `*` are 412 `etag_mismatch`. A claim, renew or release
+                 *     does not change the ETag.
+                 * @example "task-42-v7"
+                 */
+                "If-Match": components["parameters"]["IfMatch"];
+                /**
+                 * @description A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
+                 *     structured-field form `"key"` of the IETF draft is accepted too). Kept per credential for
+                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer with
+                 *     `Idempotent-Replayed: true` when that answer was a 2xx (the operation executed); errors —
+                 *     validation, auth, 404, conflicts with the current state, 5xx — are not stored, so a retry
+                 *     with the same key runs again (see *Idempotency*); the same key with another request is 409
+                 *     `idempotency_key_reused`; a repeat while the first is still running is 409
+                 *     `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
+                 * @example 0d1e6c52-7d8e-4b8f-9a51-3b5c1f2e4a77
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
+            };
+            path: {
+                /**
+                 * @description The task id.
+                 * @example 42
+                 */
+                taskId: components["parameters"]["TaskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked; the task as it is now. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "task",
+                     *       "id": 42,
+                     *       "title": "Rebuild the November report",
+                     *       "description": "Recompute totals from the ledger and publish the PDF.",
+                     *       "status": "InProgress",
+                     *       "version": 9,
+                     *       "claim": null,
+                     *       "attempts": 2,
+                     *       "stalled": true,
+                     *       "availableUtc": null,
+                     *       "lastClaim": {
+                     *         "claimId": "clm_Tk4Xq8Zr2Lp6Wn3M",
+                     *         "holderSession": "sess_4d3c2b1a",
+                     *         "outcome": "revoked",
+                     *         "startedUtc": "2026-11-29T15:00:00Z",
+                     *         "endedUtc": "2026-11-29T15:10:00Z"
+                     *       },
+                     *       "notes": [],
+                     *       "result": null,
+                     *       "createdUtc": "2026-11-29T14:58:00Z",
+                     *       "updatedUtc": "2026-11-29T15:10:00Z",
+                     *       "completedUtc": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            428: components["responses"]["PreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    requeueTask: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The task's current `ETag` (RFC 9110 `If-Match`, strong comparison). Missing or empty is 428
+                 *     `if_match_required`. A value that is not a comma-separated list of quoted entity tags (or
+                 *     `*`) — an unquoted `task-42-v7`, say — is 400 `invalid_if_match`. A list matches when any
+                 *     member is the current ETag (`"task-42-v6", "task-42-v7"` matches `"task-42-v7"`); a list
+                 *     without it, a weak tag `W/"…"` and `*` are 412 `etag_mismatch`. A claim, renew or release
+                 *     does not change the ETag.
+                 * @example "task-42-v7"
+                 */
+                "If-Match": components["parameters"]["IfMatch"];
+                /**
+                 * @description A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
+                 *     structured-field form `"key"` of the IETF draft is accepted too). Kept per credential for
+                 *     24 hours with a fingerprint of method, path and body: a repeat replays the first answer with
+                 *     `Idempotent-Replayed: true` when that answer was a 2xx (the operation executed); errors —
+                 *     validation, auth, 404, conflicts with the current state, 5xx — are not stored, so a retry
+                 *     with the same key runs again (see *Idempotency*); the same key with another request is 409
+                 *     `idempotency_key_reused`; a repeat while the first is still running is 409
+                 *     `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
+                 * @example 0d1e6c52-7d8e-4b8f-9a51-3b5c1f2e4a77
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
+            };
+            path: {
+                /**
+                 * @description The task id.
+                 * @example 42
+                 */
+                taskId: components["parameters"]["TaskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Requeued; the task as it is now. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "task",
+                     *       "id": 42,
+                     *       "title": "Rebuild the November report",
+                     *       "description": "Recompute totals from the ledger and publish the PDF.",
+                     *       "status": "Todo",
+                     *       "version": 9,
+                     *       "claim": null,
+                     *       "attempts": 0,
+                     *       "stalled": false,
+                     *       "availableUtc": null,
+                     *       "lastClaim": {
+                     *         "claimId": "clm_Tk4Xq8Zr2Lp6Wn3M",
+                     *         "holderSession": "sess_4d3c2b1a",
+                     *         "outcome": "revoked",
+                     *         "startedUtc": "2026-11-29T15:00:00Z",
+                     *         "endedUtc": "2026-11-29T15:10:00Z"
+                     *       },
+                     *       "notes": [],
+                     *       "result": null,
+                     *       "createdUtc": "2026-11-29T14:58:00Z",
+                     *       "updatedUtc": "2026-11-29T15:10:00Z",
+                     *       "completedUtc": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Task"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["PreconditionFailed"];
+            428: components["responses"]["PreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
     completeTask: {
         parameters: {
             query?: never;
@@ -4051,6 +4381,16 @@ export interface operations {
                      *       "status": "Done",
                      *       "version": 9,
                      *       "claim": null,
+                     *       "attempts": 1,
+                     *       "stalled": false,
+                     *       "availableUtc": null,
+                     *       "lastClaim": {
+                     *         "claimId": "clm_Tk4Xq8Zr2Lp6Wn3M",
+                     *         "holderSession": "sess_4d3c2b1a",
+                     *         "outcome": "completed",
+                     *         "startedUtc": "2026-11-29T15:00:00Z",
+                     *         "endedUtc": "2026-11-29T15:10:00Z"
+                     *       },
                      *       "notes": [
                      *         {
                      *           "object": "task_note",

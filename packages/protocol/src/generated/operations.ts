@@ -180,6 +180,11 @@ export const operationMetadata = {
         "required": false
       },
       {
+        "name": "claimable",
+        "integer": false,
+        "required": false
+      },
+      {
         "name": "limit",
         "integer": true,
         "required": false
@@ -362,6 +367,56 @@ export const operationMetadata = {
     ],
     "permission": "tasks:update",
     "body": "required",
+    "idempotencyKey": "required",
+    "control": false
+  },
+  "revokeTaskClaim": {
+    "method": "POST",
+    "path": "/v1/tasks/{taskId}/claim/revoke",
+    "pathParams": [
+      {
+        "name": "taskId",
+        "integer": true
+      }
+    ],
+    "queryParams": [],
+    "headerParams": [
+      {
+        "name": "If-Match",
+        "required": true
+      },
+      {
+        "name": "Idempotency-Key",
+        "required": true
+      }
+    ],
+    "permission": "tasks:admin",
+    "body": "none",
+    "idempotencyKey": "required",
+    "control": false
+  },
+  "requeueTask": {
+    "method": "POST",
+    "path": "/v1/tasks/{taskId}/requeue",
+    "pathParams": [
+      {
+        "name": "taskId",
+        "integer": true
+      }
+    ],
+    "queryParams": [],
+    "headerParams": [
+      {
+        "name": "If-Match",
+        "required": true
+      },
+      {
+        "name": "Idempotency-Key",
+        "required": true
+      }
+    ],
+    "permission": "tasks:admin",
+    "body": "none",
     "idempotencyKey": "required",
     "control": false
   },

@@ -9,6 +9,7 @@ export type Permission =
   | 'coordination_write'
   | 'tasks:read'
   | 'tasks:update'
+  | 'tasks:admin'
   | 'spools:read'
   | 'spools:write';
 
@@ -18,6 +19,7 @@ export const ALL_PERMISSIONS: readonly Permission[] = [
   'coordination_write',
   'tasks:read',
   'tasks:update',
+  'tasks:admin',
   'spools:read',
   'spools:write',
 ];

@@ -73,6 +73,18 @@ export {
 } from './task-record.js';
 /** Task lists: one page in id order and its cursor. */
 export { TASK_PAGE_BYTES, decodeTaskCursor, encodeTaskCursor, type TaskList } from './task-list.js';
+/** The task lifecycle: attempts, the last claim's outcome, stalled tasks and the retry backoff. */
+export {
+  TASK_RETRY_BACKOFF_INITIAL_MS,
+  TASK_RETRY_BACKOFF_MAX_MS,
+  leaseOutcome,
+  retryBackoffMs,
+  taskLifecycle,
+  type LastClaimFacts,
+  type TaskClaimOutcome,
+  type TaskLastClaim,
+  type TaskLifecycle,
+} from './task-lifecycle.js';
 /** Task guards: If-Match and claim-token validation. */
 export { checkIfMatch, validateTaskToken } from './task-guards.js';
 /** Spools, queues and spool leases. */

@@ -2,7 +2,8 @@ import { base64UrlOf, bytesOfBase64Url, stringOfCodes, utf8Bytes } from './bytes
 import { EngineError } from './errors.js';
 import { requireInt } from './validation.js';
 import type { SortedMap } from './sorted-map.js';
-import { taskView, type Task, type TaskRecord, type TaskStatus } from './task-record.js';
+import { availableAt, isClaimable } from './task-lifecycle.js';
+import { lastClaimFacts, taskView, type Task, type TaskRecord, type TaskStatus } from './task-record.js';
 
 /** One page of tasks (wire `TaskList`). */
 export interface TaskList {
@@ -31,9 +32,19 @@ export function decodeTaskCursor(cursor: string): number {
 
 const STATUSES: ReadonlySet<string> = new Set(['Todo', 'InProgress', 'Blocked', 'Done']);
 
+/** The raw `GET /v1/tasks` parameters (`claimable` as the query string has it: `'true'`/`'false'`). */
+export interface TaskListParams {
+  status?: TaskStatus | undefined;
+  claimable?: 'true' | 'false' | boolean | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
 /** A validated list query: the status filter, the id the page starts after, the page size. */
 export interface TaskListQuery {
   status: TaskStatus | undefined;
+  /** Only tasks a worker may take now (`Todo` or stalled, unclaimed, past their backoff). */
+  claimable: boolean;
   after: number;
   limit: number;
 }
@@ -42,13 +53,17 @@ export interface TaskListQuery {
  * Validates `GET /v1/tasks` parameters for every store (limit 1–100, default 50; a known status;
  * a cursor this API returned).
  */
-export function taskListQuery(params: { status?: TaskStatus | undefined; limit?: number | undefined; cursor?: string | undefined }): TaskListQuery {
+export function taskListQuery(params: TaskListParams): TaskListQuery {
   const limit = requireInt(params.limit, 1, 100, 'limit', 50);
   if (params.status !== undefined && !STATUSES.has(params.status)) {
     throw new EngineError('invalid_request', 'status must be Todo, InProgress, Blocked or Done.', 'status');
   }
+  const claimable = params.claimable === true || params.claimable === 'true';
+  if (params.claimable !== undefined && !claimable && params.claimable !== false && params.claimable !== 'false') {
+    throw new EngineError('invalid_request', 'claimable must be true or false.', 'claimable');
+  }
   const after = params.cursor === undefined ? 0 : decodeTaskCursor(params.cursor);
-  return { status: params.status, after, limit };
+  return { status: params.status, claimable, after, limit };
 }
 
 /**
@@ -118,4 +133,39 @@ export function pageOfTasks(
     }
   }
   return page.list();
+}
+
+/** True when a worker may take `task` at `now` (the claimable filter's rule, `isClaimable`). */
+export function isTaskClaimable(task: TaskRecord, now: number): boolean {
+  return isClaimable(task.status, task.claim !== null, availableAt(task.attempts, lastClaimFacts(task)), now);
+}
+
+/**
+ * One page of claimable tasks after `after`, in id order: the `Todo` and `InProgress` indexes
+ * (those of `statuses`) walked side by side, each task kept when `isTaskClaimable` at `now`.
+ */
+export function pageOfClaimableTasks(
+  indexes: ReadonlyArray<SortedMap<number, TaskRecord>>,
+  query: { after: number; limit: number },
+  now: number,
+): TaskList {
+  const page = new TaskPage(query.limit);
+  const walks = indexes.map((index) => index.entries(query.after + 1));
+  const heads: Array<[number, TaskRecord] | undefined> = walks.map((walk) => nextAfter(walk, query.after));
+  for (;;) {
+    let pick = -1;
+    heads.forEach((head, i) => {
+      if (head !== undefined && (pick < 0 || head[0] < (heads[pick] as [number, TaskRecord])[0])) pick = i;
+    });
+    if (pick < 0) break;
+    const [, task] = heads[pick] as [number, TaskRecord];
+    heads[pick] = nextAfter(walks[pick] as Iterator<[number, TaskRecord]>, query.after);
+    if (isTaskClaimable(task, now) && !page.take(taskView(task))) break;
+  }
+  return page.list();
+}
+
+function nextAfter(walk: Iterator<[number, TaskRecord]>, after: number): [number, TaskRecord] | undefined {
+  for (let step = walk.next(); step.done !== true; step = walk.next()) if (step.value[0] > after) return step.value;
+  return undefined;
 }

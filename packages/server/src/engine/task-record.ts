@@ -1,5 +1,6 @@
 import { toUtc } from './clock.js';
 import type { Details, LeaseRecord } from './lease-record.js';
+import { leaseOutcome, taskLifecycle, type LastClaimFacts, type TaskClaimOutcome, type TaskLastClaim } from './task-lifecycle.js';
 
 /** Where a task stands; `Done` is final. */
 export type TaskStatus = 'Todo' | 'InProgress' | 'Blocked' | 'Done';
@@ -35,11 +36,22 @@ export interface TaskRecord {
   claim: LeaseRecord | null;
   /** Ended claims still remembered (≤ 10 min), to tell `lease_expired` from `claim_not_held`. */
   pastClaims: LeaseRecord[];
+  /** Claims granted since creation or the last requeue (every claim is one attempt). */
+  attempts: number;
+  /** The most recent claim, and its end once recorded (`null`: judge by the lease's state). */
+  lastClaim: RecordedClaim | null;
   notes: TaskNote[];
   result: unknown;
   readonly createdAt: number;
   updatedAt: number;
   completedAt: number | null;
+}
+
+/** A task's last claim: its lease, and how it ended when a write ended it (complete, release, revoke). */
+export interface RecordedClaim {
+  readonly lease: LeaseRecord;
+  outcome: Exclude<TaskClaimOutcome, 'held' | 'expired'> | null;
+  endedAt: number | null;
 }
 
 /** Who holds a task's claim (wire `TaskClaimSummary`); never the token. */
@@ -60,6 +72,10 @@ export interface Task {
   status: TaskStatus;
   version: number;
   claim: TaskClaimSummary | null;
+  attempts: number;
+  stalled: boolean;
+  availableUtc: string | null;
+  lastClaim: TaskLastClaim | null;
   notes: TaskNote[];
   result: unknown;
   createdUtc: string;
@@ -118,12 +134,25 @@ export function taskView(task: TaskRecord): Task {
             holderSession: lease.holderSession,
             details: lease.details,
           },
+    ...taskLifecycle(task.status, task.attempts, lastClaimFacts(task)),
     notes: task.notes.slice(),
     result: task.result,
     createdUtc: toUtc(task.createdAt),
     updatedUtc: toUtc(task.updatedAt),
     completedUtc: task.completedAt === null ? null : toUtc(task.completedAt),
   };
+}
+
+/** The facts of a task's last claim: its recorded end, else its lease's state (live or expired/lost). */
+export function lastClaimFacts(task: TaskRecord): LastClaimFacts | null {
+  const last = task.lastClaim;
+  if (last === null) return null;
+  const { lease } = last;
+  const ended =
+    last.outcome !== null ? { outcome: last.outcome, endedAt: last.endedAt }
+    : task.claim === lease ? { outcome: 'held' as const, endedAt: null }
+    : leaseOutcome(lease, lease.expiresAt ?? 0);
+  return { claimId: lease.claimId, holderSession: lease.holderSession, startedAt: lease.acquiredAt ?? 0, ...ended };
 }
 
 /** Build a task result (view + ETag). */
@@ -143,4 +172,17 @@ export function taskClaimView(task: TaskRecord, lease: LeaseRecord, withToken: b
   };
   if (withToken) view.token = lease.token;
   return view;
+}
+
+/** A claim was granted: one more attempt, and it is the task's last claim. */
+export function startAttempt(task: TaskRecord, lease: LeaseRecord): void {
+  task.attempts++;
+  task.lastClaim = { lease, outcome: null, endedAt: null };
+}
+
+/** A write ended the task's last claim (`lease`) at `at`, as `outcome`. */
+export function endAttempt(task: TaskRecord, lease: LeaseRecord, outcome: NonNullable<RecordedClaim['outcome']>, at: number): void {
+  if (task.lastClaim?.lease !== lease) return;
+  task.lastClaim.outcome = outcome;
+  task.lastClaim.endedAt = at;
 }

@@ -9,6 +9,8 @@ import { checkIfMatch, guardProtectedWrite, matchTaskClaim, validateTaskToken } 
 import {
   MAX_NOTES_PER_TASK,
   TASK_LEASE_SECONDS,
+  endAttempt,
+  startAttempt,
   taskClaimView,
   taskEtag,
   taskResult,
@@ -20,7 +22,7 @@ import {
 } from './task-record.js';
 import { requireStorableJson } from './json-value.js';
 import { createSortedMap, type SortedMap } from './sorted-map.js';
-import { pageOfTasks, taskListQuery, type TaskList } from './task-list.js';
+import { pageOfClaimableTasks, pageOfTasks, taskListQuery, type TaskList, type TaskListParams } from './task-list.js';
 import { validateChanges, type TaskChanges } from './task-changes.js';
 import { requireString } from './validation.js';
 
@@ -77,6 +79,8 @@ export class Tasks implements LeaseKindHandler {
       version: 1,
       claim: null,
       pastClaims: [],
+      attempts: 0,
+      lastClaim: null,
       notes: [],
       result: null,
       createdAt: now,
@@ -92,11 +96,16 @@ export class Tasks implements LeaseKindHandler {
    * One page of the account's tasks in id order, optionally only those with `status`, after the
    * task a `cursor` stands for (see `pageOfTasks`).
    */
-  list(params: { credential: Caller; status?: TaskStatus | undefined; limit?: number | undefined; cursor?: string | undefined }): TaskList {
-    this.#leases.sync();
-    const { status, after, limit } = taskListQuery(params);
+  list(params: TaskListParams & { credential: Caller }): TaskList {
+    const now = this.#leases.sync();
+    const { status, claimable, after, limit } = taskListQuery(params);
     const account = this.#accounts.get(params.credential.accountId);
     if (account === undefined) return { object: 'list', data: [], nextCursor: null };
+    if (claimable) {
+      const statuses = CLAIMABLE_STATUSES.filter((s) => status === undefined || s === status);
+      const indexes = statuses.flatMap((s) => account.byStatus.get(s) ?? []);
+      return pageOfClaimableTasks(indexes, { after, limit }, now);
+    }
     const byStatus = status === undefined ? undefined : account.byStatus.get(status);
     return pageOfTasks(account.tasks, account.nextId, byStatus, { status, after, limit });
   }
@@ -128,6 +137,7 @@ export class Tasks implements LeaseKindHandler {
     // The ETag versions the task, not its lease: a claim, renew or release keeps it (the
     // claim's own safety is the token, `X-Task-Claim` and the fence), so the If-Match read
     // before the claim still serves its renew and release.
+    startAttempt(task, lease);
     return { claim: taskClaimView(task, lease, true), etag: taskEtag(task) };
   }
 
@@ -150,6 +160,7 @@ export class Tasks implements LeaseKindHandler {
     checkIfMatch(task, params.ifMatch);
     const lease = matchTaskClaim(task, token, 'token');
     this.#endClaim(task, lease, now);
+    endAttempt(task, lease, 'released', now);
     const release: TaskClaimRelease = {
       object: 'task_claim_release',
       claimId: lease.claimId,
@@ -197,11 +208,49 @@ export class Tasks implements LeaseKindHandler {
     });
     if (note !== undefined) this.#note(task, note, lease, now);
     if (lease !== null) this.#endClaim(task, lease, now);
+    if (lease !== null) endAttempt(task, lease, 'completed', now);
     this.#setStatus(task, 'Done');
     task.result = result;
     task.completedAt = now;
     this.#bump(task, now);
     return taskResult(task);
+  }
+
+  /**
+   * An operator takes the live claim away (no token): it ends now as `revoked` (the holder's
+   * heartbeat reports it `lost`), and the task is claimable at once.
+   */
+  revokeClaim(params: TaskWrite): TaskResult {
+    const now = this.#leases.sync();
+    const task = this.#task(params.credential, params.taskId);
+    checkIfMatch(task, params.ifMatch);
+    if (task.status === 'Done') throw completed();
+    if (task.claim === null) throw new EngineError('claim_not_held', 'The task has no live claim to revoke.');
+    this.#revoke(task, now);
+    this.#bump(task, now);
+    return taskResult(task);
+  }
+
+  /**
+   * An operator puts the task back: any live claim revoked, status `Todo`, `attempts` 0 and no
+   * backoff, so it is claimable at once and counts its attempts afresh.
+   */
+  requeue(params: TaskWrite): TaskResult {
+    const now = this.#leases.sync();
+    const task = this.#task(params.credential, params.taskId);
+    checkIfMatch(task, params.ifMatch);
+    if (task.status === 'Done') throw completed();
+    if (task.claim !== null) this.#revoke(task, now);
+    this.#setStatus(task, 'Todo');
+    task.attempts = 0;
+    this.#bump(task, now);
+    return taskResult(task);
+  }
+
+  #revoke(task: TaskRecord, now: number): void {
+    const lease = task.claim as LeaseRecord;
+    this.#leases.lose(lease, now, 'revoked');
+    endAttempt(task, lease, 'revoked', now);
   }
 
   /** Lease-kind hook: the claim expired or was taken away. */
@@ -281,6 +330,9 @@ export class Tasks implements LeaseKindHandler {
     return task;
   }
 }
+
+/** The statuses a claimable task may have (`Todo`, or `InProgress` when stalled). */
+const CLAIMABLE_STATUSES: readonly TaskStatus[] = ['Todo', 'InProgress'];
 
 function completed(): EngineError {
   return new EngineError('task_completed', 'The task is already Done.');

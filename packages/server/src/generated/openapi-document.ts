@@ -878,7 +878,7 @@ export const openapiDocument: OpenApiDocument = {
       "get": {
         "operationId": "listTasks",
         "summary": "List tasks",
-        "description": "The account's tasks in id order (oldest first), optionally only those with one `status` —\nhow a worker finds work to claim (`?status=Todo`). Pages hold up to `limit` tasks; pass\n`nextCursor` back as `cursor` for the next page until it is `null`, as with claims. The cursor\nis opaque and stands for the last task of its page, so a walk lists every task that keeps its\nstatus throughout exactly once; a task whose status changes mid-walk may be missed by a\nfiltered walk (it left the filter) but is never listed twice. A page also ends early, after at\nleast one task, once it holds about 4 MiB, so a page of large tasks stays answerable. Each\ntask is as `GET /v1/tasks/{taskId}` shows it; read that task for its `ETag` before a write.\n\nKey permission: `tasks:read`.\n",
+        "description": "The account's tasks in id order (oldest first), optionally only those with one `status` —\nhow a worker finds work to claim (`?status=Todo`). Pages hold up to `limit` tasks; pass\n`nextCursor` back as `cursor` for the next page until it is `null`, as with claims. The cursor\nis opaque and stands for the last task of its page, so a walk lists every task that keeps its\nstatus throughout exactly once; a task whose status changes mid-walk may be missed by a\nfiltered walk (it left the filter) but is never listed twice. A page also ends early, after at\nleast one task, once it holds about 4 MiB, so a page of large tasks stays answerable. Each\ntask is as `GET /v1/tasks/{taskId}` shows it; read that task for its `ETag` before a write.\n\n`?claimable=true` is the worker's query: the tasks it may take now, `Todo` or *stalled*\n(`InProgress` whose claim ended without `complete` — its holder crashed, or gave up), not\nclaimed, and past their retry backoff (`availableUtc`). A worker that only lists `Todo` never\nsees a task whose worker died after marking it `InProgress`.\n\nKey permission: `tasks:read`.\n",
         "tags": [
           "Tasks"
         ],
@@ -893,6 +893,9 @@ export const openapiDocument: OpenApiDocument = {
         "parameters": [
           {
             "$ref": "#/components/parameters/TaskStatusFilter"
+          },
+          {
+            "$ref": "#/components/parameters/TaskClaimableFilter"
           },
           {
             "$ref": "#/components/parameters/Limit"
@@ -925,6 +928,10 @@ export const openapiDocument: OpenApiDocument = {
                       "status": "Todo",
                       "version": 1,
                       "claim": null,
+                      "attempts": 0,
+                      "stalled": false,
+                      "availableUtc": null,
+                      "lastClaim": null,
                       "notes": [],
                       "result": null,
                       "createdUtc": "2026-11-29T14:58:00Z",
@@ -1024,6 +1031,10 @@ export const openapiDocument: OpenApiDocument = {
                   "status": "Todo",
                   "version": 1,
                   "claim": null,
+                  "attempts": 0,
+                  "stalled": false,
+                  "availableUtc": null,
+                  "lastClaim": null,
                   "notes": [],
                   "result": null,
                   "createdUtc": "2026-11-29T14:58:00Z",
@@ -1119,6 +1130,16 @@ export const openapiDocument: OpenApiDocument = {
                     "expiresUtc": "2026-11-29T15:15:00Z",
                     "holderSession": "sess_4d3c2b1a",
                     "details": null
+                  },
+                  "attempts": 1,
+                  "stalled": false,
+                  "availableUtc": null,
+                  "lastClaim": {
+                    "claimId": "clm_Tk4Xq8Zr2Lp6Wn3M",
+                    "holderSession": "sess_4d3c2b1a",
+                    "outcome": "held",
+                    "startedUtc": "2026-11-29T15:00:00Z",
+                    "endedUtc": null
                   },
                   "notes": [
                     {
@@ -1241,6 +1262,16 @@ export const openapiDocument: OpenApiDocument = {
                     "expiresUtc": "2026-11-29T15:15:00Z",
                     "holderSession": "sess_4d3c2b1a",
                     "details": null
+                  },
+                  "attempts": 1,
+                  "stalled": false,
+                  "availableUtc": null,
+                  "lastClaim": {
+                    "claimId": "clm_Tk4Xq8Zr2Lp6Wn3M",
+                    "holderSession": "sess_4d3c2b1a",
+                    "outcome": "held",
+                    "startedUtc": "2026-11-29T15:00:00Z",
+                    "endedUtc": null
                   },
                   "notes": [],
                   "result": null,
@@ -1763,6 +1794,230 @@ export const openapiDocument: OpenApiDocument = {
         }
       }
     },
+    "/v1/tasks/{taskId}/claim/revoke": {
+      "post": {
+        "operationId": "revokeTaskClaim",
+        "summary": "Revoke a task claim (operator)",
+        "description": "An operator takes the task's live claim away without its token: the claim ends now as\n`revoked` (the holder's next heartbeat reports it `lost`, and its token answers 409\n`lease_expired`), and the task is claimable at once (no backoff): an `InProgress` task is\nthen stalled and any worker may take it over. Status, notes and attempts are unchanged. Needs\nthe current `If-Match` and an `Idempotency-Key`. No live claim: 409 `claim_not_held`; a\n`Done` task: 409 `task_completed`. A task of another account: 404. Answers the task.\n\nKey permission: `tasks:admin` (an operator's key; workers' keys need not carry it).\n",
+        "tags": [
+          "Tasks"
+        ],
+        "x-permission": "tasks:admin",
+        "security": [
+          {
+            "bearerAuth": [
+              "tasks:admin"
+            ]
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/TaskId"
+          },
+          {
+            "$ref": "#/components/parameters/IfMatch"
+          },
+          {
+            "$ref": "#/components/parameters/IdempotencyKeyRequired"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Revoked; the task as it is now.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/RequestId"
+              },
+              "ETag": {
+                "$ref": "#/components/headers/ETag"
+              },
+              "Idempotent-Replayed": {
+                "$ref": "#/components/headers/IdempotentReplayed"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Task"
+                },
+                "example": {
+                  "object": "task",
+                  "id": 42,
+                  "title": "Rebuild the November report",
+                  "description": "Recompute totals from the ledger and publish the PDF.",
+                  "status": "InProgress",
+                  "version": 9,
+                  "claim": null,
+                  "attempts": 2,
+                  "stalled": true,
+                  "availableUtc": null,
+                  "lastClaim": {
+                    "claimId": "clm_Tk4Xq8Zr2Lp6Wn3M",
+                    "holderSession": "sess_4d3c2b1a",
+                    "outcome": "revoked",
+                    "startedUtc": "2026-11-29T15:00:00Z",
+                    "endedUtc": "2026-11-29T15:10:00Z"
+                  },
+                  "notes": [],
+                  "result": null,
+                  "createdUtc": "2026-11-29T14:58:00Z",
+                  "updatedUtc": "2026-11-29T15:10:00Z",
+                  "completedUtc": null
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "402": {
+            "$ref": "#/components/responses/PaymentRequired"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/Conflict"
+          },
+          "412": {
+            "$ref": "#/components/responses/PreconditionFailed"
+          },
+          "428": {
+            "$ref": "#/components/responses/PreconditionRequired"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          },
+          "default": {
+            "$ref": "#/components/responses/Default"
+          }
+        }
+      }
+    },
+    "/v1/tasks/{taskId}/requeue": {
+      "post": {
+        "operationId": "requeueTask",
+        "summary": "Requeue a task (operator)",
+        "description": "An operator puts the task back in the queue: its live claim, if any, is revoked (as\n`POST /v1/tasks/{taskId}/claim/revoke` does), the status goes back to `Todo`, `attempts` to\n0 and the backoff is cleared, so the task is claimable at once and a worker's `maxAttempts`\ncounts afresh — the way to retry a task that workers gave up on (`Blocked`). Notes and\n`lastClaim` are kept. Needs the current `If-Match` and an `Idempotency-Key`. A `Done` task:\n409 `task_completed`. A task of another account: 404. Answers the task.\n\nKey permission: `tasks:admin` (an operator's key; workers' keys need not carry it).\n",
+        "tags": [
+          "Tasks"
+        ],
+        "x-permission": "tasks:admin",
+        "security": [
+          {
+            "bearerAuth": [
+              "tasks:admin"
+            ]
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/TaskId"
+          },
+          {
+            "$ref": "#/components/parameters/IfMatch"
+          },
+          {
+            "$ref": "#/components/parameters/IdempotencyKeyRequired"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Requeued; the task as it is now.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/RequestId"
+              },
+              "ETag": {
+                "$ref": "#/components/headers/ETag"
+              },
+              "Idempotent-Replayed": {
+                "$ref": "#/components/headers/IdempotentReplayed"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Task"
+                },
+                "example": {
+                  "object": "task",
+                  "id": 42,
+                  "title": "Rebuild the November report",
+                  "description": "Recompute totals from the ledger and publish the PDF.",
+                  "status": "Todo",
+                  "version": 9,
+                  "claim": null,
+                  "attempts": 0,
+                  "stalled": false,
+                  "availableUtc": null,
+                  "lastClaim": {
+                    "claimId": "clm_Tk4Xq8Zr2Lp6Wn3M",
+                    "holderSession": "sess_4d3c2b1a",
+                    "outcome": "revoked",
+                    "startedUtc": "2026-11-29T15:00:00Z",
+                    "endedUtc": "2026-11-29T15:10:00Z"
+                  },
+                  "notes": [],
+                  "result": null,
+                  "createdUtc": "2026-11-29T14:58:00Z",
+                  "updatedUtc": "2026-11-29T15:10:00Z",
+                  "completedUtc": null
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "402": {
+            "$ref": "#/components/responses/PaymentRequired"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "409": {
+            "$ref": "#/components/responses/Conflict"
+          },
+          "412": {
+            "$ref": "#/components/responses/PreconditionFailed"
+          },
+          "428": {
+            "$ref": "#/components/responses/PreconditionRequired"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          },
+          "default": {
+            "$ref": "#/components/responses/Default"
+          }
+        }
+      }
+    },
     "/v1/tasks/{taskId}/complete": {
       "post": {
         "operationId": "completeTask",
@@ -1836,6 +2091,16 @@ export const openapiDocument: OpenApiDocument = {
                   "status": "Done",
                   "version": 9,
                   "claim": null,
+                  "attempts": 1,
+                  "stalled": false,
+                  "availableUtc": null,
+                  "lastClaim": {
+                    "claimId": "clm_Tk4Xq8Zr2Lp6Wn3M",
+                    "holderSession": "sess_4d3c2b1a",
+                    "outcome": "completed",
+                    "startedUtc": "2026-11-29T15:00:00Z",
+                    "endedUtc": "2026-11-29T15:10:00Z"
+                  },
                   "notes": [
                     {
                       "object": "task_note",
@@ -3786,7 +4051,7 @@ export const openapiDocument: OpenApiDocument = {
       "bearerAuth": {
         "type": "http",
         "scheme": "bearer",
-        "description": "`Authorization: Bearer <api key>` on every call. A key is one credential of an account,\nwith a set of permissions (`coordination_read`, `coordination_write`, `tasks:read`,\n`tasks:update`, `spools:read`, `spools:write`) and the spaces it may see. Every key of\nan account sees the same claims, tasks and messages; another account's resources do\nnot exist for the caller (404). Missing, malformed, unknown or expired key: 401. Missing\npermission: 403 `permission_denied`. Blocked key: 403 with no code. Suspended account:\n402 `account_suspended`.\n"
+        "description": "`Authorization: Bearer <api key>` on every call. A key is one credential of an account,\nwith a set of permissions (`coordination_read`, `coordination_write`, `tasks:read`,\n`tasks:update`, `tasks:admin` (operators: revoke a task claim, requeue a task),\n`spools:read`, `spools:write`) and the spaces it may see. Every key of\nan account sees the same claims, tasks and messages; another account's resources do\nnot exist for the caller (404). Missing, malformed, unknown or expired key: 401. Missing\npermission: 403 `permission_denied`. Blocked key: 403 with no code. Suspended account:\n402 `account_suspended`.\n"
       }
     },
     "parameters": {
@@ -3891,6 +4156,20 @@ export const openapiDocument: OpenApiDocument = {
           "$ref": "#/components/schemas/TaskStatus"
         },
         "example": "Todo"
+      },
+      "TaskClaimableFilter": {
+        "name": "claimable",
+        "in": "query",
+        "required": false,
+        "description": "`true`: only tasks a worker may take now — `Todo` or stalled (`InProgress` with no live claim),\nnot claimed, and past their `availableUtc` backoff. `false` or absent: no such filter. May be\ncombined with `status` (`Todo` or `InProgress`).\n",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "true",
+            "false"
+          ]
+        },
+        "example": "true"
       },
       "TaskId": {
         "name": "taskId",
@@ -5004,6 +5283,66 @@ export const openapiDocument: OpenApiDocument = {
           }
         }
       },
+      "TaskClaimOutcome": {
+        "type": "string",
+        "title": "TaskClaimOutcome",
+        "description": "How a task's last claim stands: `held` (live), `completed` (the task was completed with it),\n`released` (its holder gave it back without completing), `expired` (its 15 minutes ran out:\nthe holder crashed or stopped renewing), `revoked` (an operator or a control took it away).\n",
+        "enum": [
+          "held",
+          "completed",
+          "released",
+          "expired",
+          "revoked"
+        ],
+        "example": "expired"
+      },
+      "TaskLastClaim": {
+        "type": "object",
+        "title": "TaskLastClaim",
+        "description": "The task's most recent claim, live or ended. Never includes the token.",
+        "required": [
+          "claimId",
+          "holderSession",
+          "outcome",
+          "startedUtc",
+          "endedUtc"
+        ],
+        "properties": {
+          "claimId": {
+            "type": "string",
+            "example": "clm_Tk4Xq8Zr2Lp6Wn3M"
+          },
+          "holderSession": {
+            "description": "The `Leasehold-Session` sent with the claim, or `null`.",
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "example": "sess_4d3c2b1a"
+          },
+          "outcome": {
+            "$ref": "#/components/schemas/TaskClaimOutcome"
+          },
+          "startedUtc": {
+            "$ref": "#/components/schemas/UtcTimestamp"
+          },
+          "endedUtc": {
+            "description": "When the claim ended (for `expired`, its expiry), or `null` while it is `held`.",
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/UtcTimestamp"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        }
+      },
       "TaskNote": {
         "type": "object",
         "title": "TaskNote",
@@ -5059,6 +5398,10 @@ export const openapiDocument: OpenApiDocument = {
           "status",
           "version",
           "claim",
+          "attempts",
+          "stalled",
+          "availableUtc",
+          "lastClaim",
           "notes",
           "result",
           "createdUtc",
@@ -5095,6 +5438,39 @@ export const openapiDocument: OpenApiDocument = {
             "oneOf": [
               {
                 "$ref": "#/components/schemas/TaskClaimSummary"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "attempts": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "How many claims the task was granted (every claim is one attempt, whatever its outcome)\nsince it was created or last requeued.\n",
+            "example": 2
+          },
+          "stalled": {
+            "type": "boolean",
+            "description": "`InProgress` with no live claim: whoever started it is gone (its claim expired, or was\nreleased or revoked, without completing the task). A stalled task is claimable again,\nlike a `Todo` one (`GET /v1/tasks?claimable=true`).\n",
+            "example": false
+          },
+          "availableUtc": {
+            "description": "The backoff after an attempt that ended without completing: until this time\n`?claimable=true` leaves the task out (claiming it directly still works). Set when a\nclaim expires or is released — at its end plus `min(5 s × 2^(attempts−1), 300 s)` —\nand `null` when there is nothing to wait for (never claimed, live, completed, revoked or\nrequeued).\n",
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/UtcTimestamp"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "lastClaim": {
+            "description": "The most recent claim and how it ended, or `null` when the task was never claimed.",
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/TaskLastClaim"
               },
               {
                 "type": "null"

@@ -387,6 +387,35 @@ export const zTaskClaimSummary = z.object({
 });
 
 /**
+ * TaskClaimOutcome
+ *
+ * How a task's last claim stands: `held` (live), `completed` (the task was completed with it),
+ * `released` (its holder gave it back without completing), `expired` (its 15 minutes ran out:
+ * the holder crashed or stopped renewing), `revoked` (an operator or a control took it away).
+ *
+ */
+export const zTaskClaimOutcome = z.enum([
+    'held',
+    'completed',
+    'released',
+    'expired',
+    'revoked'
+]);
+
+/**
+ * TaskLastClaim
+ *
+ * The task's most recent claim, live or ended. Never includes the token.
+ */
+export const zTaskLastClaim = z.object({
+    claimId: z.string(),
+    holderSession: z.string().nullable(),
+    outcome: zTaskClaimOutcome,
+    startedUtc: zUtcTimestamp,
+    endedUtc: zUtcTimestamp.nullable()
+});
+
+/**
  * TaskNote
  */
 export const zTaskNote = z.object({
@@ -409,6 +438,10 @@ export const zTask = z.object({
     status: zTaskStatus,
     version: z.int().gte(1),
     claim: zTaskClaimSummary.nullable(),
+    attempts: z.int().gte(0),
+    stalled: z.boolean(),
+    availableUtc: zUtcTimestamp.nullable(),
+    lastClaim: zTaskLastClaim.nullable(),
     notes: z.array(zTaskNote),
     result: z.unknown(),
     createdUtc: zUtcTimestamp,
@@ -959,6 +992,14 @@ export const zScopeId = z.uuid();
 export const zTaskStatusFilter = zTaskStatus;
 
 /**
+ * `true`: only tasks a worker may take now — `Todo` or stalled (`InProgress` with no live claim),
+ * not claimed, and past their `availableUtc` backoff. `false` or absent: no such filter. May be
+ * combined with `status` (`Todo` or `InProgress`).
+ *
+ */
+export const zTaskClaimableFilter = z.enum(['true', 'false']);
+
+/**
  * The task id.
  */
 export const zTaskId2 = zTaskId;
@@ -1128,6 +1169,7 @@ export const zCancelScopeResponse = zScopeCancellation;
 
 export const zListTasksQuery = z.object({
     status: zTaskStatus.optional(),
+    claimable: z.enum(['true', 'false']).optional(),
     limit: z.int().gte(1).lte(100).optional().default(50),
     cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
 });
@@ -1239,6 +1281,34 @@ export const zReleaseTaskClaimPath = z.object({
  * Released.
  */
 export const zReleaseTaskClaimResponse = zTaskClaimRelease;
+
+export const zRevokeTaskClaimHeaders = z.object({
+    'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' })
+});
+
+export const zRevokeTaskClaimPath = z.object({
+    taskId: zTaskId
+});
+
+/**
+ * Revoked; the task as it is now.
+ */
+export const zRevokeTaskClaimResponse = zTask;
+
+export const zRequeueTaskHeaders = z.object({
+    'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
+    'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' })
+});
+
+export const zRequeueTaskPath = z.object({
+    taskId: zTaskId
+});
+
+/**
+ * Requeued; the task as it is now.
+ */
+export const zRequeueTaskResponse = zTask;
 
 export const zCompleteTaskBody = zCompleteTaskRequest;
 

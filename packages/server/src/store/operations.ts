@@ -27,7 +27,7 @@ export type ClaimOperations = MaybeAsync<Pick<SpaceClaims, 'acquire' | 'get' | '
 
 /** Task operations: the engine's `Tasks` surface. */
 export type TaskOperations = MaybeAsync<
-  Pick<Tasks, 'create' | 'list' | 'get' | 'update' | 'addNote' | 'claim' | 'renew' | 'release' | 'complete'>
+  Pick<Tasks, 'create' | 'list' | 'get' | 'update' | 'addNote' | 'claim' | 'renew' | 'release' | 'complete' | 'revokeClaim' | 'requeue'>
 >;
 
 /** Spool operations: the engine's `Spools` surface. */

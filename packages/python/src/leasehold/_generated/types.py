@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, TypeAlias, TypedDict, Union
 
-Ttl: TypeAlias = 'Union[float, str]'
-"""How long each touched lease should live, in one of three forms: a number of seconds"""
+Ttl: TypeAlias = 'Union[float, str, None]'
+"""How long each touched lease should live. Absent or `null`: each lease is renewed for its own"""
 
 Details: TypeAlias = 'dict[str, Any]'
 """The holder's latest progress report, as sent with the last heartbeat that touched the lease"""
 
 class HeartbeatRequest(TypedDict):
     """HeartbeatRequest"""
-    ttl: Ttl
+    ttl: NotRequired[Ttl]
     claimId: NotRequired[str]
     """Touch only this lease (of any kind). Without it (and without `claimIds`), every lease of the"""
     claimIds: NotRequired[list[str]]
@@ -149,9 +149,9 @@ class AcquireClaimRequest(TypedDict):
     scopeId: str
     """The run the claim belongs to."""
     holder: str
-    """A name for the claimant, shown in reads."""
+    """A name for the claimant, shown in reads, lists, heartbeat filters and the console. 1–200"""
     holderSession: str
-    """The claimant process's session id; heartbeats that pass it touch only this session's leases."""
+    """The claimant process's session id; heartbeats that pass it touch only this session's"""
     leaseSeconds: NotRequired[LeaseSeconds]
     wait: NotRequired[bool]
     """When the key is held, join its first-come first-served queue (202) instead of failing with 409 `claim_held`."""
@@ -209,6 +209,19 @@ class TaskClaimSummary(TypedDict):
     details: NotRequired[Union[Details, None]]
     """The latest progress report sent with a heartbeat, or `null`."""
 
+TaskClaimOutcome: TypeAlias = 'Literal["held", "completed", "released", "expired", "revoked"]'
+"""How a task's last claim stands: `held` (live), `completed` (the task was completed with it),"""
+
+class TaskLastClaim(TypedDict):
+    """The task's most recent claim, live or ended. Never includes the token."""
+    claimId: str
+    holderSession: Union[str, None]
+    """The `Leasehold-Session` sent with the claim, or `null`."""
+    outcome: TaskClaimOutcome
+    startedUtc: UtcTimestamp
+    endedUtc: Union[UtcTimestamp, None]
+    """When the claim ended (for `expired`, its expiry), or `null` while it is `held`."""
+
 class TaskNote(TypedDict):
     """TaskNote"""
     object: Literal["task_note"]
@@ -227,9 +240,17 @@ class Task(TypedDict):
     description: str
     status: TaskStatus
     version: int
-    """Increases with every write that changes the ETag."""
+    """Increases with every write that changes the ETag (note, PATCH, complete); a claim, renew or release keeps it."""
     claim: Union[TaskClaimSummary, None]
     """The live claim on the task, or `null` when nobody holds one."""
+    attempts: int
+    """How many claims the task was granted (every claim is one attempt, whatever its outcome)"""
+    stalled: bool
+    """`InProgress` with no live claim: whoever started it is gone (its claim expired, or was"""
+    availableUtc: Union[UtcTimestamp, None]
+    """The backoff after an attempt that ended without completing: until this time"""
+    lastClaim: Union[TaskLastClaim, None]
+    """The most recent claim and how it ended, or `null` when the task was never claimed."""
     notes: list[TaskNote]
     result: Any
     """What the completing worker reported, or `null`."""
@@ -588,6 +609,8 @@ __all__ = [
     "TaskId",
     "UtcTimestamp",
     "TaskClaimSummary",
+    "TaskClaimOutcome",
+    "TaskLastClaim",
     "TaskNote",
     "Task",
     "TaskList",

@@ -2,7 +2,9 @@ import type { ApiHandlers, HandlerContext } from '../handler.js';
 import { mapMaybe } from '../maybe.js';
 
 /** The task writes' target: the caller, the task and its `If-Match`. */
-function target(ctx: HandlerContext<'updateTask' | 'addTaskNote' | 'claimTask' | 'renewTaskClaim' | 'releaseTaskClaim' | 'completeTask'>) {
+function target(
+  ctx: HandlerContext<'updateTask' | 'addTaskNote' | 'claimTask' | 'renewTaskClaim' | 'releaseTaskClaim' | 'completeTask' | 'revokeTaskClaim' | 'requeueTask'>,
+) {
   return { credential: ctx.credential, taskId: ctx.input.path.taskId, ifMatch: ctx.input.headers['If-Match'] };
 }
 
@@ -41,6 +43,10 @@ export const taskHandlers = {
 
   releaseTaskClaim: (ops, ctx) =>
     mapMaybe(ops.tasks.release({ ...target(ctx), token: ctx.input.body.token }), ({ release, etag }) => tagged(200, release, etag)),
+
+  revokeTaskClaim: (ops, ctx) => mapMaybe(ops.tasks.revokeClaim(target(ctx)), ({ task, etag }) => tagged(200, task, etag)),
+
+  requeueTask: (ops, ctx) => mapMaybe(ops.tasks.requeue(target(ctx)), ({ task, etag }) => tagged(200, task, etag)),
 
   completeTask: (ops, ctx) =>
     mapMaybe(ops.tasks.complete({ ...guarded(ctx), result: ctx.input.body?.result, note: ctx.input.body?.note }), ({ task, etag }) =>

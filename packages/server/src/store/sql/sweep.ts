@@ -35,16 +35,18 @@ export async function sweepOnce(tx: SqlSession, limit: number): Promise<{ change
         ORDER BY d.key_id`,
       [now, limit],
     ),
+    // Task claims are forgotten with their outcome written onto the task (`forgetTaskLeases`).
+    await forgetTaskLeases(tx, now - TOMBSTONE_MS, limit),
     await tx.query(
       `DELETE FROM leasehold.leases WHERE lease_id IN (
-         SELECT lease_id FROM leasehold.leases WHERE status IN ('lost', 'released') AND ended_at <= $1
+         SELECT lease_id FROM leasehold.leases WHERE status IN ('lost', 'released') AND ended_at <= $1 AND kind <> 'task'
           ORDER BY ended_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
       [now - TOMBSTONE_MS, limit],
     ),
     await tx.query(
       `DELETE FROM leasehold.leases WHERE lease_id IN (
          SELECT lease_id FROM leasehold.leases
-          WHERE status IN ('held', 'queued') AND expires_at IS NOT NULL AND expires_at <= $1 AND kind <> 'space'
+          WHERE status IN ('held', 'queued') AND expires_at IS NOT NULL AND expires_at <= $1 AND kind = 'spool'
           ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
       [now - TOMBSTONE_MS, limit],
     ),
@@ -88,4 +90,38 @@ export async function sweepOnce(tx: SqlSession, limit: number): Promise<{ change
     ),
   ].map((result) => result.rowCount);
   return { changed: counts.reduce((a, b) => a + b, 0), more: counts.some((n) => n >= limit) };
+}
+
+/**
+ * Forget task leases 10 minutes after they ended (`cutoff`), at most `limit` of each sort, and
+ * write how each one ended onto its task when it is the task's last claim and no write recorded
+ * its end (an expiry: `expired` at its `expires_at`; another loss: `revoked`), in the same
+ * statement, so a task shows its last claim's outcome for good (docs/storage.md). The task rows
+ * are updated after the lease rows are locked; no task write waits on an ended lease row.
+ */
+function forgetTaskLeases(tx: SqlSession, cutoff: number, limit: number): Promise<{ rowCount: number }> {
+  return tx.query(
+    `WITH due AS MATERIALIZED (
+       SELECT lease_id FROM leasehold.leases WHERE lease_id IN (
+         (SELECT lease_id FROM leasehold.leases WHERE status IN ('lost', 'released') AND ended_at <= $1 AND kind = 'task'
+           ORDER BY ended_at LIMIT $2)
+         UNION ALL
+         (SELECT lease_id FROM leasehold.leases
+           WHERE status IN ('held', 'queued') AND expires_at IS NOT NULL AND expires_at <= $1 AND kind = 'task'
+           ORDER BY expires_at LIMIT $2))
+       FOR UPDATE SKIP LOCKED
+     ), gone AS (
+       DELETE FROM leasehold.leases l USING due WHERE l.lease_id = due.lease_id
+       RETURNING l.account_id, l.task_id, l.claim_id, l.status, l.lost_reason, l.expires_at, l.ended_at
+     ), recorded AS (
+       UPDATE leasehold.tasks t
+          SET last_claim_outcome = CASE WHEN g.status = 'held' OR g.lost_reason = 'expired' THEN 'expired'
+                                        WHEN g.status = 'lost' THEN 'revoked' ELSE 'released' END,
+              last_claim_ended_at = CASE WHEN g.status = 'held' THEN g.expires_at ELSE g.ended_at END
+         FROM gone g
+        WHERE t.account_id = g.account_id AND t.task_id = g.task_id AND t.last_claim_id = g.claim_id AND t.last_claim_outcome IS NULL
+     )
+     SELECT 1 FROM gone`,
+    [cutoff, limit],
+  );
 }

@@ -16,6 +16,7 @@ import { validateChanges } from '../../engine/task-changes.js';
 import { requireString } from '../../engine/validation.js';
 import type { TaskOperations } from '../operations.js';
 import type { SqlSession } from './driver.js';
+import { endAttempt, revokeTaskLease, startAttempt } from './task-attempts.js';
 import { taskNotFound, taskView, type TaskRow } from './task-view.js';
 import { TOMBSTONE_MS, digest, jsonText, one, type UnitContext } from './sql-support.js';
 
@@ -164,6 +165,7 @@ export function sqlTasks(unit: UnitContext): Omit<TaskOperations, 'list'> {
           TASK_LEASE_SECONDS, guard.task.task_id],
       );
       // As the engine: a claim keeps the task's ETag (the lease is not the task's version).
+      await startAttempt(tx, owner(params.credential, guard), { claimId, holderSession: params.holderSession ?? null, now });
       const claim: TaskClaim = claimView(guard.task.task_id, claimId, one(rows).fence, now + TASK_LEASE_SECONDS * 1000, token);
       return { claim, etag: taskEtag({ id: guard.task.task_id, version: guard.task.version }) };
     },
@@ -186,6 +188,7 @@ export function sqlTasks(unit: UnitContext): Omit<TaskOperations, 'list'> {
       const lease = await matchClaim(params.credential, guard, token, 'token');
       const now = guard.task.now;
       await endClaim(lease, now);
+      await endAttempt(tx, owner(params.credential, guard), lease.claim_id, 'released', now);
       return {
         release: { object: 'task_claim_release', claimId: lease.claim_id, taskId: guard.task.task_id, released: true, releasedUtc: toUtc(now) },
         etag: taskEtag({ id: guard.task.task_id, version: guard.task.version }),
@@ -223,10 +226,41 @@ export function sqlTasks(unit: UnitContext): Omit<TaskOperations, 'list'> {
       const now = guard.task.now;
       if (note !== undefined) await addNote(params.credential, guard, note, lease?.claim_id ?? null);
       if (lease !== null) await endClaim(lease, now);
+      if (lease !== null) await endAttempt(tx, owner(params.credential, guard), lease.claim_id, 'completed', now);
       await bump(params.credential, guard, ", status = 'Done', result = $5, completed_at = $4", [jsonText(params.result ?? null)]);
       return result(params.credential, guard.task.task_id);
     },
+
+    async revokeClaim(params) {
+      const guard = await lockTask(params.credential, params.taskId);
+      checkIfMatch({ id: guard.task.task_id, version: guard.task.version }, params.ifMatch);
+      if (guard.task.status === 'Done') throw completed();
+      if (guard.live === undefined) throw new EngineError('claim_not_held', 'The task has no live claim to revoke.');
+      await revoke(params.credential, guard, guard.live);
+      await bump(params.credential, guard);
+      return result(params.credential, guard.task.task_id);
+    },
+
+    async requeue(params) {
+      const guard = await lockTask(params.credential, params.taskId);
+      checkIfMatch({ id: guard.task.task_id, version: guard.task.version }, params.ifMatch);
+      if (guard.task.status === 'Done') throw completed();
+      if (guard.live !== undefined) await revoke(params.credential, guard, guard.live);
+      await bump(params.credential, guard, ", status = 'Todo', attempts = 0");
+      return result(params.credential, guard.task.task_id);
+    },
   };
+
+  /** The engine's `#revoke`: the live lease lost as `revoked`, recorded as the last claim's end. */
+  async function revoke(caller: Caller, guard: Guard, live: ClaimLease): Promise<void> {
+    await revokeTaskLease(tx, live.lease_id, guard.task.now);
+    await endAttempt(tx, owner(caller, guard), live.claim_id, 'revoked', guard.task.now);
+  }
+}
+
+/** The task a guard locked, as the lifecycle writes name it. */
+function owner(caller: Caller, guard: Guard): { accountId: string; taskId: number } {
+  return { accountId: caller.accountId, taskId: guard.task.task_id };
 }
 
 function claimView(taskId: number, claimId: string, fence: number, expiresAt: number, token?: string): TaskClaim {
