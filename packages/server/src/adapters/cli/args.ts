@@ -23,6 +23,7 @@ export const ENV_VARS = {
   control: 'LEASEHOLD_CONTROL',
   'log-level': 'LEASEHOLD_LOG_LEVEL',
   'shutdown-delay': 'LEASEHOLD_SHUTDOWN_DELAY',
+  'shutdown-grace': 'LEASEHOLD_SHUTDOWN_GRACE',
 } as const;
 
 /** The CLI's help text. */
@@ -44,6 +45,8 @@ export const USAGE = `Usage: leasehold-server [options]
                       trace or silent (default info)
   --shutdown-delay <duration>  on SIGTERM, answer /readyz 503 this long before closing the
                       listener, so load balancers stop routing here first (default 0; e.g. 5s)
+  --shutdown-grace <duration>  after the delay, let requests in flight finish this long, then
+                      cut the connections still open and exit (default 20s)
   --help              show this help
 
   migrate             apply pending migrations to the store and exit (safe from several processes)
@@ -69,6 +72,8 @@ export interface CliOptions {
   control: boolean;
   logLevel: LogLevel;
   shutdownDelayMs: number;
+  /** After the delay, how long requests in flight may finish before their connections are cut. */
+  shutdownGraceMs: number;
   help: boolean;
 }
 
@@ -115,6 +120,7 @@ export function parseCliArgs(argv: string[], env: Env = process.env): CliOptions
       control: { type: 'boolean' },
       'log-level': { type: 'string' },
       'shutdown-delay': { type: 'string' },
+      'shutdown-grace': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     allowPositionals: true,
@@ -143,6 +149,9 @@ export function parseCliArgs(argv: string[], env: Env = process.env): CliOptions
   const rawDelay = valueOf(values, env, 'shutdown-delay') ?? '0';
   const delaySeconds = parseDuration(rawDelay, 'milliseconds');
   if (delaySeconds === undefined || delaySeconds > 600) throw new Error(`--shutdown-delay must be a duration up to 10m (e.g. 5s, 500ms, or ms), got ${rawDelay}`);
+  const rawGrace = valueOf(values, env, 'shutdown-grace') ?? '20s';
+  const graceSeconds = parseDuration(rawGrace, 'milliseconds');
+  if (graceSeconds === undefined || graceSeconds > 600) throw new Error(`--shutdown-grace must be a duration up to 10m (e.g. 20s, 500ms, or ms), got ${rawGrace}`);
   return {
     command: positionals[0] === 'migrate' ? 'migrate' : 'serve',
     store,
@@ -157,6 +166,7 @@ export function parseCliArgs(argv: string[], env: Env = process.env): CliOptions
     control: booleanOf(values, env, 'control'),
     logLevel: logLevel as LogLevel,
     shutdownDelayMs: Math.round(delaySeconds * 1000),
+    shutdownGraceMs: Math.round(graceSeconds * 1000),
     help: values.help === true,
   };
 }
