@@ -88,7 +88,8 @@ async function printed(cli: CliProcess, text: string): Promise<void> {
   await expect.poll(() => cli.output().includes(text), { timeout: 10_000, interval: 10 }).toBe(true);
 }
 
-describe('SIGTERM drains the CLI and it always exits', () => {
+// A CLI child from source (tsx) on a SQL store can take tens of seconds to listen on a busy machine.
+describe('SIGTERM drains the CLI and it always exits', { timeout: 90_000 }, () => {
   it('answers a busy keep-alive connection with Connection: close, closes idle ones, cuts a slow client after the grace, exits 0', async () => {
     const store = await cliStoreArgs();
     disposals.push(store.dispose);
