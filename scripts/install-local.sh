@@ -25,5 +25,5 @@ node scripts/pack-packages.mjs "$dir/leasehold-packages" >/dev/null
 cd "$dir"
 [ -f package.json ] || printf '{\n  "name": "%s",\n  "private": true,\n  "type": "module"\n}\n' "$(basename "$dir" | tr -c 'a-z0-9._\n-' '-')" > package.json
 echo "install-local: npm install into $dir"
-npm install --no-audit --no-fund leasehold-packages/*.tgz
+npm install --no-audit --no-fund ./leasehold-packages/*.tgz   # ./: a path, not a GitHub owner/repo
 echo "install-local: done. In $dir: npx leasehold-server   (the reference server on http://127.0.0.1:4010)"

@@ -97,7 +97,7 @@ describe('SIGTERM drains the CLI and it always exits', { timeout: 90_000 }, () =
     const graceMs = 1500;
     const cli = spawnCli(['--port', '0', '--shutdown-delay', `${delayMs}ms`, ...store.args], { LEASEHOLD_SHUTDOWN_GRACE: `${graceMs}ms` });
     running.push(cli);
-    const url = new URL(await cli.listening());
+    const url = new URL(await cli.listening(75_000));
     const port = Number(url.port);
     const list = `/v1/spaces/${SPACE}/claims`;
 
@@ -157,7 +157,7 @@ describe('SIGTERM drains the CLI and it always exits', { timeout: 90_000 }, () =
   it('exits at once after the delay when no connection is open, however long the grace', async () => {
     const cli = spawnCli(['--port', '0', '--shutdown-grace', '10m']);
     running.push(cli);
-    const url = await cli.listening();
+    const url = await cli.listening(75_000);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     const signalled = performance.now();
     cli.child.kill('SIGTERM');
