@@ -7,6 +7,7 @@ import parsePrometheusTextFormat, { type MetricFamily } from 'parse-prometheus-t
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerMetrics } from '../../packages/server/src/index.js';
 import { SPACE, expectStatus, startServer, stopServers, type TestServer } from '../support/leasehold-harness.js';
+import { TEST_STORE } from '../support/test-store.js';
 
 afterEach(stopServers);
 
@@ -87,7 +88,7 @@ describe('operational endpoints', () => {
     expect(value(families, 'leasehold_leases_held', { kind: 'space' })).toBe(2);
     expect(value(families, 'leasehold_leases_held', { kind: 'task' })).toBe(0);
     if (server.server.store.kind === 'postgres') {
-      // The pool is in use (this scrape's own statement checked a connection out).
+      // The pool is in use (the requests above opened connections; they idle in the pool).
       expect(value(families, 'leasehold_db_pool_max_connections')).toBeGreaterThan(0);
       expect(value(families, 'leasehold_db_pool_connections')).toBeGreaterThan(0);
       expect(families.has('leasehold_db_pool_waiting_requests')).toBe(true);
@@ -104,5 +105,52 @@ describe('operational endpoints', () => {
     expect(JSON.stringify(heartbeat.body)).toContain('"lost"');
     const families = await scrape(server);
     expect(value(families, 'leasehold_lease_losses_total', { operation: 'heartbeatClaims' })).toBe(1);
+  });
+
+  it('an idle server reads 0 checkouts waiting for the pool (a scrape never counts its own statement)', async () => {
+    const metrics = new ServerMetrics({ processMetrics: false });
+    const server = await startServer({ metrics });
+    await server.acquire('one');
+    for (let round = 0; round < 3; round++) {
+      const families = await scrape(server);
+      expect(value(families, 'leasehold_db_pool_waiting_requests'), `scrape ${round}`).toBe(0);
+      expect(value(families, 'leasehold_leases_held', { kind: 'space' })).toBe(1);
+    }
+    if (server.server.store.kind === 'postgres') {
+      // The store's own view agrees on an idle pool.
+      expect(server.server.store.poolUsage()).toMatchObject({ waiting: 0 });
+    }
+  });
+
+  // Only a SQL store has connections to run out of (the memory store never waits).
+  it.runIf(TEST_STORE !== 'memory')('with every connection busy, /healthz and /metrics answer 200 at once and /readyz a 503 within its bound', async () => {
+    const metrics = new ServerMetrics({ processMetrics: false, storeReadTimeoutMs: 100 });
+    const server = await startServer({ metrics, readinessTimeoutMs: 100 });
+    await server.acquire('one');
+    const driver = server.driver!;
+    const connections = driver.poolUsage?.().max ?? 1; // PGlite: one connection
+    const held = await Promise.all(Array.from({ length: connections }, () => driver.connect()));
+    try {
+      expect((await server.raw('/healthz')).status).toBe(200);
+      const families = await scrape(server);
+      // Left out of this scrape, and counted: the pool was full (PostgreSQL) or the statement waited past its bound (PGlite).
+      expect(families.get('leasehold_leases_held')?.metrics ?? []).toEqual([]);
+      const reason = server.server.store.kind === 'postgres' ? 'pool_busy' : 'timeout';
+      expect(value(families, 'leasehold_metrics_store_reads_skipped_total', { reason })).toBe(1);
+      expect(value(families, 'leasehold_http_requests_total', { operation: '/healthz', status: '200' })).toBe(1);
+      if (server.server.store.kind === 'postgres') {
+        expect(value(families, 'leasehold_db_pool_idle_connections')).toBe(0);
+        expect(value(families, 'leasehold_db_pool_connections')).toBe(connections);
+      }
+      const ready = await server.raw('/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.headers.get('retry-after')).toBe('1');
+      expect((ready.body as { message: string }).message).toBe('The store is not ready: the database did not answer within 100 ms.');
+    } finally {
+      for (const connection of held) connection.release();
+    }
+    // The connections back: ready again, and the gauge is back.
+    await expect.poll(async () => (await server.raw('/readyz')).status, { timeout: 10_000, interval: 50 }).toBe(200);
+    expect(value(await scrape(server), 'leasehold_leases_held', { kind: 'space' })).toBe(1);
   });
 });

@@ -149,6 +149,11 @@ export class TestServer {
     return this.listener.url;
   }
 
+  /** The SQL store's driver (`undefined` on the memory store): a suite can hold its connections. */
+  get driver(): TestStore['driver'] | undefined {
+    return this.sqlStore?.driver;
+  }
+
   /** The in-process test levers (synchronous on the memory store, promises on SQL: await them). */
   get control(): ServerControl<Store> {
     return this.server.control;

@@ -8,7 +8,7 @@ export { ServerMetrics, type ServerMetricsOptions } from './metrics/server-metri
 /** What sees every answer of a server (metrics, request logs). */
 export type { RequestObserver } from './http/observer.js';
 /** Serves a server over `node:http` (the one way to listen). */
-export { listen, type NodeListener, type PlainApp } from './adapters/node-http/listen.js';
+export { listen, type ClosedListener, type NodeListener, type PlainApp } from './adapters/node-http/listen.js';
 /** Reads a keys file for the CLI. */
 export { loadKeysFile } from './adapters/cli/keys-file.js';
 /** Stores: PostgreSQL and embedded PGlite beside memory, opened from a `--store` value. */

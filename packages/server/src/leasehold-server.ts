@@ -65,6 +65,8 @@ export interface LeaseholdServerOptions<S extends Store = MemoryStore> {
   metrics?: ServerMetrics;
   /** Sees every answer (e.g. the CLI's request log); with metrics, both see it. */
   observer?: RequestObserver;
+  /** How long `/readyz` waits for the store before it answers 503 (ms, default 2000). */
+  readinessTimeoutMs?: number;
 }
 
 /** One file of a static site (the SDK reference). */
@@ -132,7 +134,7 @@ export class LeaseholdServer<S extends Store = MemoryStore> {
       onInternalError: options.onInternalError,
       observer: observeAll([this.metrics === undefined ? undefined : metricsObserver(this.metrics), options.observer]),
       staticRoutes: {
-        ...operationalRoutes({ store: this.store, draining: () => this.#draining, metrics: this.metrics }),
+        ...operationalRoutes({ store: this.store, draining: () => this.#draining, metrics: this.metrics, readinessTimeoutMs: options.readinessTimeoutMs }),
         '/openapi.json': ({ apiBaseUrl }) => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: servedSpec(apiBaseUrl) }),
         '/': ({ mount }) => landingPage(mount, landingLinks),
         '/console': consoleAnswer,

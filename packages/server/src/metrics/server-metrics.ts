@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { LEASE_KINDS } from '@leasehold/protocol';
-import type { Store } from '../store/operations.js';
+import { LEASE_KINDS, type LeaseKind } from '@leasehold/protocol';
+import type { PoolUsage, Store } from '../store/operations.js';
 
 /** Seconds buckets for HTTP answers and statements: 0.5 ms … 5 s. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -11,7 +11,15 @@ const HEARTBEAT_BUCKETS = [1, 10, 100, 500, 1000, 2500, 5000, 10_000];
 export interface ServerMetricsOptions {
   /** Also collect prom-client's default process metrics (CPU, memory, event loop lag; default true). */
   processMetrics?: boolean;
+  /**
+   * How long a scrape waits for the store's `leasehold_leases_held` statement before it answers
+   * without that gauge (ms, default 1000): `/metrics` never waits on a busy pool or database.
+   */
+  storeReadTimeoutMs?: number;
 }
+
+/** Why a scrape answered without `leasehold_leases_held`. */
+type SkipReason = 'pool_busy' | 'timeout' | 'error';
 
 /**
  * The server's Prometheus metrics, in a registry of its own (never prom-client's global one, so
@@ -42,6 +50,12 @@ export class ServerMetrics {
   readonly replays: Counter<'operation'>;
   /** Database round trips, seconds. */
   readonly statementDuration: Histogram;
+  /** Live leases by kind (read from the store at scrape, when it answers at once). */
+  readonly leasesHeld: Gauge<'kind'>;
+  /** Scrapes that answered without `leasehold_leases_held`, by reason. */
+  readonly storeReadsSkipped: Counter<'reason'>;
+  readonly #pool: { total: Gauge; idle: Gauge; waiting: Gauge; max: Gauge };
+  readonly #storeReadTimeoutMs: number;
   #store: Store | undefined;
 
   /** A registry with every Leasehold metric (and the process's, unless `processMetrics: false`). */
@@ -91,33 +105,28 @@ export class ServerMetrics {
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    const metrics = this;
-    new Gauge({
+    // The store's gauges are set by `text()` (the pool's before any statement of the scrape), never
+    // by a collect callback: a scrape must not wait for the pool, nor count its own checkout.
+    this.leasesHeld = new Gauge({
       name: 'leasehold_leases_held',
       help: 'Leases held now in the whole deployment (read from the store at scrape), by kind.',
       labelNames: ['kind'],
       registers,
-      async collect() {
-        const store = metrics.#store;
-        if (store === undefined) return;
-        const held = await store.heldByKind();
-        for (const kind of LEASE_KINDS) this.set({ kind }, held[kind]);
-      },
     });
-    const pool = (name: string, help: string, read: (usage: NonNullable<ReturnType<Store['poolUsage']>>) => number) =>
-      new Gauge({
-        name,
-        help,
-        registers,
-        collect() {
-          const usage = metrics.#store?.poolUsage();
-          if (usage !== undefined) this.set(read(usage));
-        },
-      });
-    pool('leasehold_db_pool_connections', 'Connections open in the pool (pg totalCount).', (u) => u.total);
-    pool('leasehold_db_pool_idle_connections', 'Idle connections in the pool (pg idleCount).', (u) => u.idle);
-    pool('leasehold_db_pool_waiting_requests', 'Checkouts waiting for a pool connection (pg waitingCount).', (u) => u.waiting);
-    pool('leasehold_db_pool_max_connections', 'The pool size (--pool-size).', (u) => u.max);
+    this.storeReadsSkipped = new Counter({
+      name: 'leasehold_metrics_store_reads_skipped_total',
+      help: 'Scrapes answered without leasehold_leases_held: the pool had no free connection (pool_busy), the statement did not answer in time (timeout) or failed (error).',
+      labelNames: ['reason'],
+      registers,
+    });
+    const gauge = (name: string, help: string) => new Gauge({ name, help, registers });
+    this.#pool = {
+      total: gauge('leasehold_db_pool_connections', 'Connections open in the pool (pg totalCount).'),
+      idle: gauge('leasehold_db_pool_idle_connections', 'Idle connections no checkout is about to take (pg idleCount).'),
+      waiting: gauge('leasehold_db_pool_waiting_requests', 'Checkouts waiting for a pool connection, none of this scrape (pg waitingCount).'),
+      max: gauge('leasehold_db_pool_max_connections', 'The pool size (--pool-size).'),
+    };
+    this.#storeReadTimeoutMs = options.storeReadTimeoutMs ?? 1000;
     if (options.processMetrics !== false) {
       // prom-client's default metrics (process CPU, memory, event loop lag), into this registry only.
       collectDefaultMetrics({ register: this.registry, prefix: 'leasehold_' });
@@ -134,9 +143,52 @@ export class ServerMetrics {
     this.statementDuration.observe(seconds);
   };
 
-  /** The exposition format (Prometheus text 0.0.4). */
-  text(): Promise<string> {
+  /**
+   * The exposition format (Prometheus text 0.0.4). The store's gauges are read first: the pool's
+   * usage as it is before this scrape checks anything out, then the leases held — unless the
+   * pool has no free connection, and for at most `storeReadTimeoutMs` (else the gauge is left
+   * out of this scrape and `leasehold_metrics_store_reads_skipped_total` says why).
+   */
+  async text(): Promise<string> {
+    const store = this.#store;
+    if (store !== undefined) {
+      const usage = store.poolUsage();
+      if (usage !== undefined) this.#setPool(usage);
+      const skipped = await this.#readHeld(store, usage);
+      if (skipped !== undefined) {
+        this.leasesHeld.reset();
+        this.storeReadsSkipped.inc({ reason: skipped });
+      }
+    }
     return this.registry.metrics();
+  }
+
+  #setPool(usage: PoolUsage): void {
+    this.#pool.total.set(usage.total);
+    this.#pool.idle.set(usage.idle);
+    this.#pool.waiting.set(usage.waiting);
+    this.#pool.max.set(usage.max);
+  }
+
+  /** Sets `leasesHeld` from the store; answers why it could not, if it could not. */
+  async #readHeld(store: Store, usage: PoolUsage | undefined): Promise<SkipReason | undefined> {
+    // Every connection checked out: the statement would only queue behind the requests.
+    if (usage !== undefined && usage.idle === 0 && usage.total >= usage.max) return 'pool_busy';
+    let held: Record<LeaseKind, number> | SkipReason;
+    try {
+      const read = store.heldByKind();
+      if (read instanceof Promise) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<SkipReason>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.#storeReadTimeoutMs)));
+        held = await Promise.race([read.catch((): SkipReason => 'error'), late]);
+        clearTimeout(timer);
+      } else held = read;
+    } catch {
+      held = 'error';
+    }
+    if (typeof held === 'string') return held;
+    for (const kind of LEASE_KINDS) this.leasesHeld.set({ kind }, held[kind]);
+    return undefined;
   }
 
   /** The exposition format's content type. */

@@ -23,6 +23,7 @@ export const ENV_VARS = {
   control: 'LEASEHOLD_CONTROL',
   'log-level': 'LEASEHOLD_LOG_LEVEL',
   'shutdown-delay': 'LEASEHOLD_SHUTDOWN_DELAY',
+  'shutdown-grace': 'LEASEHOLD_SHUTDOWN_GRACE',
 } as const;
 
 /** The CLI's help text. */
@@ -45,6 +46,8 @@ export const USAGE = `Usage: leasehold-server [options]
                       trace or silent (default info)
   --shutdown-delay <duration>  on SIGTERM, answer /readyz 503 this long before closing the
                       listener, so load balancers stop routing here first (default 0; e.g. 5s)
+  --shutdown-grace <duration>  after the delay, let requests in flight finish this long, then
+                      cut the connections still open and exit (default 20s)
   -h, --help          show this help
   -v, --version       print the version
 
@@ -71,6 +74,8 @@ export interface CliOptions {
   control: boolean;
   logLevel: LogLevel;
   shutdownDelayMs: number;
+  /** After the delay, how long requests in flight may finish before their connections are cut. */
+  shutdownGraceMs: number;
   help: boolean;
   version: boolean;
 }
@@ -90,6 +95,7 @@ const OPTIONS = {
   control: { type: 'boolean' },
   'log-level': { type: 'string' },
   'shutdown-delay': { type: 'string' },
+  'shutdown-grace': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', short: 'v', default: false },
 } as const;
@@ -194,6 +200,7 @@ function defaults(): Omit<Validated, 'port'> {
     control: false,
     logLevel: 'info',
     shutdownDelayMs: 0,
+    shutdownGraceMs: 20_000,
   };
 }
 
@@ -225,6 +232,11 @@ function validated(values: Values, env: Env): Validated {
   if (delaySeconds === undefined || delaySeconds > 600) {
     throw new Error(`${nameOf(values, 'shutdown-delay')} must be a duration up to 10m (e.g. 5s, 500ms, or ms), got ${rawDelay}`);
   }
+  const rawGrace = valueOf(values, env, 'shutdown-grace') ?? '20s';
+  const graceSeconds = parseDuration(rawGrace, 'milliseconds');
+  if (graceSeconds === undefined || graceSeconds > 600) {
+    throw new Error(`${nameOf(values, 'shutdown-grace')} must be a duration up to 10m (e.g. 20s, 500ms, or ms), got ${rawGrace}`);
+  }
   return {
     port,
     store,
@@ -238,5 +250,6 @@ function validated(values: Values, env: Env): Validated {
     control: booleanOf(values, env, 'control'),
     logLevel: logLevel as LogLevel,
     shutdownDelayMs: Math.round(delaySeconds * 1000),
+    shutdownGraceMs: Math.round(graceSeconds * 1000),
   };
 }

@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BackgroundDocsBuild, failedBuild, placeholderPage } from './docs-build.js';
 
 /**
  * Where the CLI finds the offline API reference that `pnpm run docs` builds
@@ -45,28 +45,8 @@ export function locateDocsHtml(moduleUrl: string = import.meta.url): DocsHtmlLoc
   return { files, checkout };
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 function placeholder(message: string, refreshSeconds?: number): string {
-  return [
-    '<!DOCTYPE html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    '<title>Leasehold API reference</title>',
-    refreshSeconds === undefined ? '' : `<meta http-equiv="refresh" content="${refreshSeconds}">`,
-    '<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem}code{background:#eee;padding:0 .2em}</style>',
-    '</head>',
-    '<body>',
-    '<h1>Leasehold API reference</h1>',
-    message,
-    '<p>The machine-readable spec is at <a href="openapi.json">openapi.json</a>.</p>',
-    '</body>',
-    '</html>',
-    '',
-  ].join('\n');
+  return placeholderPage({ title: 'Leasehold API reference', message, specHref: 'openapi.json', refreshSeconds });
 }
 
 const NOT_BUILT =
@@ -92,30 +72,7 @@ export function createDocsHtmlLoader(options: DocsHtmlLoaderOptions = {}): () =>
   const files = options.files ?? located?.files ?? [];
   const buildIn = options.buildIn ?? located?.checkout ?? false;
   let cache: { file: string; mtimeMs: number; size: number; html: string } | undefined;
-  let build: { state: 'running' } | { state: 'failed'; reason: string } | undefined;
-
-  const startBuild = (root: string) => {
-    build = { state: 'running' };
-    let stderr = '';
-    try {
-      const child = spawn(process.execPath, [join(root, 'scripts', 'docs.mjs'), '--api'], {
-        cwd: root,
-        stdio: ['ignore', 'ignore', 'pipe'],
-        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-      });
-      child.stderr?.on('data', (chunk: Buffer) => {
-        stderr = (stderr + chunk.toString('utf8')).slice(-2000);
-      });
-      child.on('error', (error) => {
-        build = { state: 'failed', reason: error.message };
-      });
-      child.on('close', (code) => {
-        build = code === 0 ? undefined : { state: 'failed', reason: stderr.trim() || `exit ${code}` };
-      });
-    } catch (error) {
-      build = { state: 'failed', reason: (error as Error).message };
-    }
-  };
+  const build = buildIn === false ? undefined : new BackgroundDocsBuild(buildIn, '--api');
 
   return () => {
     for (const file of files) {
@@ -131,11 +88,9 @@ export function createDocsHtmlLoader(options: DocsHtmlLoaderOptions = {}): () =>
       }
       return cache.html;
     }
-    if (buildIn === false) return placeholder(NOT_BUILT);
-    if (build === undefined) startBuild(buildIn);
-    if (build?.state === 'failed') {
-      return placeholder(`${NOT_BUILT}\n<p>Building it here failed:</p>\n<pre>${escapeHtml(build.reason)}</pre>`);
-    }
+    if (build === undefined) return placeholder(NOT_BUILT);
+    const state = build.ensure();
+    if (state.state === 'failed') return placeholder(`${NOT_BUILT}\n${failedBuild(state.reason)}`);
     return placeholder('<p>Building the API reference (<code>pnpm run docs</code>)… this page reloads by itself.</p>', 2);
   };
 }

@@ -10,6 +10,9 @@ import { createDocsHtmlLoader } from './docs-html.js';
 import { loadKeysFile } from './keys-file.js';
 import { serverVersion } from './version.js';
 
+/** How long the store may take to close after the grace period before the process exits anyway (ms). */
+const STORE_CLOSE_MS = 1000;
+
 const DEMO_KEYS = new Set(DEFAULT_KEYS.map((key) => key.apiKey));
 
 /** A banner line for a key: the demo keys in full (they are public), any other masked (`maskKey`). */
@@ -83,13 +86,25 @@ export async function main(argv: string[]): Promise<void> {
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    // Drain: /readyz answers 503 for --shutdown-delay (load balancers take this process out),
-    // then stop accepting, let requests in flight answer, and close the store's pool.
+    const { shutdownDelayMs, shutdownGraceMs } = options;
+    // Drain (docs/operating.md): /readyz answers 503 and every answer says `Connection: close`
+    // for --shutdown-delay (load balancers take this process out, keep-alive clients reconnect
+    // elsewhere; idle connections close now), then stop accepting, let requests in flight answer
+    // for --shutdown-grace, cut what is still open, and close the store's pool.
     server.drain();
-    log.logger.info({ signal, shutdownDelayMs: options.shutdownDelayMs }, 'draining');
-    new Promise<void>((resolve) => setTimeout(resolve, options.shutdownDelayMs))
-      .then(() => listener.close())
-      .then(() => server.close())
+    listener.drain();
+    log.logger.info({ signal, shutdownDelayMs, shutdownGraceMs }, 'draining');
+    // The bound, whatever hangs below (a store that does not close): gone STORE_CLOSE_MS after the grace.
+    setTimeout(() => {
+      log.logger.error({ shutdownDelayMs, shutdownGraceMs }, 'shutdown did not finish within the grace period; exiting');
+      process.exit(1);
+    }, shutdownDelayMs + shutdownGraceMs + STORE_CLOSE_MS).unref();
+    new Promise<void>((resolve) => setTimeout(resolve, shutdownDelayMs))
+      .then(() => listener.close({ graceMs: shutdownGraceMs }))
+      .then(({ cut }) => {
+        if (cut > 0) log.logger.warn({ cut, shutdownGraceMs }, 'connections still open at the end of the grace period were cut');
+        return server.close();
+      })
       .then(
         () => {
           log.logger.info('stopped');

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { MaybePromise } from '../../store/operations.js';
 import type { PlainRequest, PlainResponse } from '../../http/plain.js';
 import { answerClientError } from './client-error.js';
+import { DEFAULT_GRACE_MS, ListenerDrain, type ClosedListener } from './drain.js';
 import { PlainIncomingMessage, type PlainAnswer } from './incoming-message.js';
 
 /**
@@ -20,11 +21,21 @@ export interface NodeListener {
   port: number;
   server: Server;
   /**
-   * Stops accepting, ends idle keep-alive connections, lets the requests in flight finish (their
-   * connections then close) and resolves when every connection is closed.
+   * Starts draining (SIGTERM): every answer from now on, in flight or not, carries
+   * `Connection: close`; idle keep-alive connections close now, every other one after its answer.
+   * The listener keeps accepting until `close`.
    */
-  close(): Promise<void>;
+  drain(): void;
+  /**
+   * Drains, stops accepting, answers a request that still arrives on an open connection with 503
+   * (`Retry-After`, nothing runs), lets the requests in flight finish for `graceMs` (default
+   * 20 s), cuts every connection still open then, and resolves when every connection is closed:
+   * always, within the grace period.
+   */
+  close(options?: { graceMs?: number }): Promise<ClosedListener>;
 }
+
+export type { ClosedListener } from './drain.js';
 
 /**
  * Serves an app over `node:http` on `host:port` (port 0 picks a free one; default 127.0.0.1:4010):
@@ -37,8 +48,10 @@ export async function listen(app: PlainApp, options: { port?: number; host?: str
   const answer: PlainAnswer = 'respond' in app ? (request) => app.respond(request) : (request) => app.handlePlain(request);
   const host = options.host ?? '127.0.0.1';
   const server = createServer({ IncomingMessage: PlainIncomingMessage }, (request, response) => {
+    if (drain.admit(request, response)) return;
     (request as PlainIncomingMessage).serve(answer, response);
   });
+  const drain = new ListenerDrain(server);
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
@@ -51,10 +64,7 @@ export async function listen(app: PlainApp, options: { port?: number; host?: str
     url: `http://${shownHost}:${port}`,
     port,
     server,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeIdleConnections();
-      }),
+    drain: () => drain.drain(),
+    close: (closeOptions = {}) => drain.close(closeOptions.graceMs ?? DEFAULT_GRACE_MS),
   };
 }

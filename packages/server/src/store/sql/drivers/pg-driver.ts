@@ -226,7 +226,12 @@ export function createPgDriver(options: PgDriverOptions): SqlDriver {
       };
     },
     close: () => pool.end(),
-    poolUsage: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
+    poolUsage: () => {
+      // pg queues every checkout, even one an idle connection takes on the next tick: such a
+      // checkout is not waiting, and that connection is not idle (else an idle pool reads 1 waiting).
+      const handedOver = Math.min(pool.idleCount, pool.waitingCount);
+      return { total: pool.totalCount, idle: pool.idleCount - handedOver, waiting: pool.waitingCount - handedOver, max: pool.options.max };
+    },
   };
   return driver;
 }

@@ -1,0 +1,56 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClientDocsLoader } from './client-docs.js';
+
+const scratch: string[] = [];
+afterEach(() => {
+  for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'leasehold-client-docs-'));
+  scratch.push(dir);
+  return dir;
+}
+
+describe('the CLI SDK reference loader (/docs/client/)', () => {
+  it('answers a page saying what to run, not a 404, when no reference is built and none can be', () => {
+    const load = createClientDocsLoader([join(tempDir(), 'docs', 'client')], { buildIn: false });
+    const page = load('index.html');
+    expect(page?.contentType).toBe('text/html; charset=utf-8');
+    expect(page?.body).toContain('pnpm docs:client');
+    expect(page?.body).toContain('<a href="../../openapi.json">');
+    // Only the index stands in: any other file of a missing reference is still a 404.
+    expect(load('classes/Leasehold.html')).toBeUndefined();
+  });
+
+  it('builds a missing reference in the checkout on the first request, and serves it once built', async () => {
+    // A checkout whose docs script writes the reference (the real one runs TypeDoc).
+    const root = tempDir();
+    mkdirSync(join(root, 'scripts'));
+    writeFileSync(
+      join(root, 'scripts', 'docs.mjs'),
+      "import { mkdirSync, writeFileSync } from 'node:fs';\n" +
+        "if (process.argv[2] !== '--client') process.exit(3);\n" +
+        "mkdirSync('docs/client', { recursive: true });\n" +
+        "writeFileSync('docs/client/index.html', '<h1>built</h1>');\n",
+    );
+    const load = createClientDocsLoader([join(root, 'docs', 'client')], { buildIn: root });
+    const first = load('index.html');
+    expect(first?.body).toContain('<meta http-equiv="refresh" content="2">');
+    expect(first?.body).toContain('Building the SDK reference');
+    await expect.poll(() => load('index.html')?.body, { timeout: 15_000, interval: 50 }).toBe('<h1>built</h1>');
+  });
+
+  it('says why when the build fails', async () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'scripts'));
+    writeFileSync(join(root, 'scripts', 'docs.mjs'), "process.stderr.write('typedoc: no entry points'); process.exit(1);\n");
+    const load = createClientDocsLoader([join(root, 'docs', 'client')], { buildIn: root });
+    load('index.html');
+    await expect.poll(() => load('index.html')?.body ?? '', { timeout: 15_000, interval: 50 }).toContain('typedoc: no entry points');
+    expect(load('index.html')?.body).toContain('pnpm docs:client');
+  });
+});
