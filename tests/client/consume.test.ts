@@ -121,6 +121,27 @@ describe('consume with a failing handler', () => {
     expect(await lh.spool('billing').queue('invoices-dead').put({ leaseTimeoutSeconds: 20 })).toMatchObject({ depth: 1 });
   });
 
+  it('a failed ack says what happens next — no renewal, a retry only after heartbeat answers, else a redelivery — and that is what happens', async () => {
+    await invoices().send({ invoiceId: 'inv_ack' });
+    const warnings: string[] = [];
+    const logged = h.client({ logger: { warn: (message: string) => void warnings.push(message) } });
+    const stop = new AbortController();
+    h.server.control.injectFault({ operationId: 'ackMessage', status: 503, times: 3 }); // the ack's first try and its 2 retries
+    let calls = 0;
+    const done = logged.spool('billing').queue('invoices').consume(() => void calls++, { signal: stop.signal, pollIntervalMs: 100 });
+    await advance(h, 8_000, 250);
+    const warning = warnings.find((w) => w.startsWith('Settling a message (ack) failed'));
+    expect(warning).toMatch(/its lease is no longer renewed\. The ack is retried after this client's next heartbeat answers \(only while it renews other leases, .*unless a retry gets through first, the message is delivered again once the lease expires/);
+    expect(warning).not.toMatch(/returns to the queue when its lease ends/);
+    // This consumer renews no other lease: no heartbeat answer comes, the unrenewed 20 s lease
+    // expires and the message is delivered again (and acked this time) — as the warning said.
+    await advance(h, 30_000, 1_000);
+    expect(calls).toBe(2);
+    stop.abort();
+    await done;
+    expect(await invoices().put({ leaseTimeoutSeconds: 20 })).toMatchObject({ depth: 0 });
+  });
+
   it("deadLetter: 'discard' deletes the message after maxDeliveries", async () => {
     await invoices().send({ n: 1 });
     const failures: ConsumeFailure[] = [];

@@ -11,6 +11,9 @@
 //       (cjs/) type-checked, compiled and run;
 //   (e) `leasehold-server --store <dir>` from the installed bin: the embedded store (PGlite, a
 //       runtime dependency of @leasehold/server) keeps a write across a restart.
+//   (f) the client alone (presets/client-only.ts) type-checked, package .d.ts included, under the
+//       presets consumers extend: @tsconfig/node20, @tsconfig/strictest, `lib: es2022` with
+//       `types: []`, and `moduleResolution: bundler` without @types;
 // It needs the npm registry (typescript, vitest, vite, msw and @types/node come from there, with
 // --prefer-offline) and fails, saying so, when npm cannot install. It builds the packages first
 // only when a dist/ is missing or older than its sources (`pnpm check` has just built them).
@@ -24,7 +27,16 @@ import { buildIfStale, packPackages, type PackedPackage } from '../../scripts/pa
 
 const FIXTURE = fileURLToPath(new URL('./consumer/', import.meta.url));
 /** What the consumer installs besides the tarballs (the versions of the workspace's catalog). */
-const REGISTRY_PACKAGES = ['typescript@5.9.3', 'vitest@4.1.12', 'vite@8.3.8', 'msw@2.15.0', '@types/node@20.19.43'];
+const REGISTRY_PACKAGES = [
+  'typescript@5.9.3',
+  'vitest@4.1.12',
+  'vite@8.3.8',
+  'msw@2.15.0',
+  '@types/node@20.19.43',
+  // The tsconfig presets consumers extend (presets/tsconfig.*.json).
+  '@tsconfig/node20@20.1.10',
+  '@tsconfig/strictest@2.0.8',
+];
 const LISTENING = /^Leasehold reference server listening on (http:\/\/127\.0\.0\.1:\d+)$/;
 
 /** Declaration errors tolerated in the consumer type-check: none (every error fails it). */
@@ -222,6 +234,12 @@ describe('the packed packages in a fresh npm project', () => {
   it('type-checks under moduleResolution bundler', async () => {
     const result = await run(join(project, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.bundler.json'], project, 120_000);
     timings.bundler = result.ms;
+    expect(unexpectedTscErrors(result), result.output).toEqual([]);
+  }, 150_000);
+
+  it.each(['node20', 'strictest', 'es2022', 'bundler'])('type-checks the client alone under the %s preset (skipLibCheck off)', async (preset) => {
+    const result = await run(join(project, 'node_modules/.bin/tsc'), ['-p', `presets/tsconfig.${preset}.json`], project, 120_000);
+    timings[`preset ${preset}`] = result.ms;
     expect(unexpectedTscErrors(result), result.output).toEqual([]);
   }, 150_000);
 

@@ -1,3 +1,4 @@
+import '../leases/async-disposable.js';
 import { operationKeyForgetter } from '../core/idempotency/operation-keys.js';
 import { MemoryIdempotencyStore } from '../core/idempotency/memory-idempotency-store.js';
 import { redactingLogger } from '../core/logger.js';

@@ -11,6 +11,9 @@ import {
   isPositiveOrInfinite,
 } from '../internal/argument-checks.js';
 import { InvalidArgumentError } from '../core/errors/invalid-argument-error.js';
+import type { RequestHooks } from '../core/request/request-options.js';
+import { checkKnownKeys } from '../internal/known-names.js';
+import type { RenewalTuning } from '../leases/lease-tracker.js';
 import { SPACE_TTL_MAX_SECONDS, SPACE_TTL_MIN_SECONDS } from '../leases/lease-kind.js';
 import { MAX_CLAIM_IDS_PER_HEARTBEAT } from '../leases/scheduler/heartbeat-batches.js';
 import type { LeaseholdOptions } from './leasehold-options.js';
@@ -25,6 +28,44 @@ function isBaseUrl(value: unknown): boolean {
   }
 }
 
+/** Every option of `new Leasehold()` (the compiler keeps the list whole). */
+const OPTION_NAMES = Object.keys({
+  baseUrl: true,
+  apiKey: true,
+  session: true,
+  fetch: true,
+  dispatcher: true,
+  maxRetries: true,
+  timeoutMs: true,
+  idempotencyStore: true,
+  heartbeatTtlSeconds: true,
+  logger: true,
+  logLevel: true,
+  telemetry: true,
+  hooks: true,
+  userAgent: true,
+  renewal: true,
+} satisfies Record<keyof LeaseholdOptions, true>);
+
+const RENEWAL_NAMES = Object.keys({
+  now: true,
+  random: true,
+  jitter: true,
+  isTransient: true,
+  retry: true,
+  attemptTimeoutMs: true,
+  driftMarginMs: true,
+  timers: true,
+  maxClaimIdsPerHeartbeat: true,
+} satisfies Record<keyof RenewalTuning, true>);
+
+const HOOK_NAMES = Object.keys({ onAttemptStart: true, onAttemptEnd: true, onRetryScheduled: true } satisfies Record<keyof RequestHooks, true>);
+
+/** A base URL that already ends in the version prefix the client adds (`…/v1`): the requests would go to `/v1/v1/…`. */
+function endsInVersion(baseUrl: string): boolean {
+  return /\/v1\/*$/i.test(baseUrl);
+}
+
 /**
  * Validates every option of `new Leasehold()` at construction, so a bad one fails there with an
  * {@link InvalidArgumentError} naming the option and the value (never the API key), instead of
@@ -34,7 +75,15 @@ export function checkLeaseholdOptions(options: LeaseholdOptions): void {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError('options', 'Leasehold: options must be an object with at least baseUrl and apiKey.');
   }
+  checkKnownKeys(options, OPTION_NAMES, 'Leasehold');
   check(isBaseUrl(options.baseUrl), 'baseUrl', 'an absolute http(s) URL with the API prefix and no query, such as "https://host/api"', options.baseUrl);
+  if (endsInVersion(options.baseUrl)) {
+    const without = options.baseUrl.replace(/\/v1\/*$/i, '');
+    throw new InvalidArgumentError(
+      'baseUrl',
+      `Leasehold: baseUrl must not end in /v1: the client adds /v1 to every path itself (it would call ${without}/v1/v1/...); pass ${JSON.stringify(without)}.`,
+    );
+  }
   if (typeof options.apiKey !== 'string' || options.apiKey === '') {
     throw new InvalidArgumentError('apiKey', 'Leasehold: apiKey is required (a non-empty string).');
   }
@@ -82,6 +131,7 @@ export function checkLeaseholdOptions(options: LeaseholdOptions): void {
   const hooks = options.hooks as Record<string, unknown> | undefined;
   if (hooks !== undefined) {
     checkObject(hooks, 'hooks');
+    checkKnownKeys(hooks, HOOK_NAMES, 'Leasehold', 'hooks.');
     for (const hook of ['onAttemptStart', 'onAttemptEnd', 'onRetryScheduled']) checkFunction(hooks[hook], `hooks.${hook}`);
   }
   if (options.userAgent !== undefined) {
@@ -94,6 +144,7 @@ export function checkLeaseholdOptions(options: LeaseholdOptions): void {
 function checkRenewal(renewal: Record<string, unknown> | undefined): void {
   if (renewal === undefined) return;
   checkObject(renewal, 'renewal');
+  checkKnownKeys(renewal, RENEWAL_NAMES, 'Leasehold', 'renewal.');
   checkNumber(renewal.jitter, 'renewal.jitter', 'a number from 0 to under 1', (n) => n >= 0 && n < 1);
   checkNumber(renewal.attemptTimeoutMs, 'renewal.attemptTimeoutMs', 'a positive number of milliseconds', isPositiveFinite);
   checkNumber(

@@ -74,3 +74,14 @@ export function assertSendable(value: string, param: string, where: Destination,
     throw new InvalidArgumentError(param, `${param} ${show} cannot be addressed in a URL path: URL parsing resolves "." and ".." segments away.`);
   }
 }
+
+/**
+ * A UUID as the API accepts one (the server's rule: RFC 9562 versions 1–8 with the RFC variant,
+ * or the nil and max UUIDs), any case.
+ */
+const UUID = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|0{8}-0{4}-0{4}-0{4}-0{12}|f{8}-f{4}-f{4}-f{4}-f{12})$/i;
+
+/** Refuses an id the API would refuse as not a UUID, naming the SDK's own parameter (`runId`, not the wire's `scopeId`). */
+export function checkUuid(value: unknown, param: string, owner: string): asserts value is string {
+  check(typeof value === 'string' && UUID.test(value), param, 'a UUID (such as "6f1c2b9e-8d4a-4c1e-9b7a-3e2f1d0c9b8a")', value, owner);
+}

@@ -29,6 +29,12 @@ export interface LeaseBackend {
    * Without it the scheduler calls `release()`. @internal
    */
   releaseAbandoned?(): Promise<void>;
+  /**
+   * Internal: resolves once the operation key of the lease's acquire is forgotten, after the
+   * lease ended (at once if it has no key, or has not ended). A replayed acquire whose lease
+   * already ended awaits it before acquiring afresh. @internal
+   */
+  keyForgotten?(): Promise<void>;
 }
 
 /** What every lease's backend needs from the client when the lease ends. */
@@ -52,6 +58,7 @@ export interface LeaseEndings {
 export abstract class SettlingBackend implements LeaseBackend {
   readonly #endings: LeaseEndings;
   readonly #operationId: string | undefined;
+  #forgetting: Promise<void> | undefined;
 
   constructor(endings: LeaseEndings, operationId: string | undefined) {
     this.#endings = endings;
@@ -70,7 +77,7 @@ export abstract class SettlingBackend implements LeaseBackend {
     try {
       await this.settle(this.#endings.releaseOptions(), observation);
     } finally {
-      await this.#endings.forgetOperation(this.#operationId);
+      await this.#forget();
     }
   }
 
@@ -80,7 +87,17 @@ export abstract class SettlingBackend implements LeaseBackend {
   }
 
   lost(error: LeaseLostError): void {
-    void this.#endings.forgetOperation(this.#operationId);
+    void this.#forget();
     this.onLost(error);
+  }
+
+  keyForgotten(): Promise<void> {
+    return this.#forgetting ?? Promise.resolve();
+  }
+
+  /** Forgets the operation key once (a loss and a release after it share the one deletion). */
+  #forget(): Promise<void> {
+    this.#forgetting ??= this.#endings.forgetOperation(this.#operationId);
+    return this.#forgetting;
   }
 }

@@ -49,6 +49,8 @@ export interface LeaseControl extends LeaseDeadline {
   checkDeadline(): void;
   /** One best-effort release (no retries) of a lease the client gave up on; rejects with the API error. */
   releaseAbandoned(): Promise<void>;
+  /** Resolves once the operation key of the lease's acquire is forgotten (see `LeaseBackend.keyForgotten`). */
+  keyForgotten(): Promise<void>;
 }
 
 /** Which path renewed a lease. */

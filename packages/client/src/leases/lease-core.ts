@@ -196,6 +196,10 @@ export class LeaseCore extends LeaseDeadline implements LeaseControl {
     if (this.#listens('atRisk')) this.#events?.emit('atRisk', { remainingMs: Math.max(0, this.deadline - now) });
   }
 
+  keyForgotten(): Promise<void> {
+    return this.backend.keyForgotten?.() ?? Promise.resolve();
+  }
+
   async releaseAbandoned(): Promise<void> {
     await (this.backend.releaseAbandoned ? this.backend.releaseAbandoned() : this.backend.release());
   }

@@ -1,3 +1,4 @@
+import './async-disposable.js';
 import { check } from '../internal/argument-checks.js';
 import type { LeaseLostError } from '../core/errors/index.js';
 import type { LeaseRenewal } from './lease-backend.js';

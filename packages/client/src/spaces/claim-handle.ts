@@ -1,7 +1,10 @@
 import { ConflictError, NotFoundError } from '../core/errors/api-error.js';
 import { LeaseLostError } from '../core/errors/lease-lost-error.js';
 import { LeaseholdError } from '../core/errors/leasehold-error.js';
+import { generateIdempotencyKey } from '../core/idempotency/idempotency-key.js';
+import { rideThrough } from '../core/retry/ride-through.js';
 import { assertSendable, check } from '../internal/argument-checks.js';
+import { acquireUnlessEnded } from '../leases/replayed-grant.js';
 import { runUnderLease } from '../leases/run-under-lease.js';
 import { pickCallOptions } from '../resources/call-options.js';
 import { adoptSpaceLease, SpaceLease } from './space-lease.js';
@@ -40,7 +43,10 @@ export class ClaimHandle {
    * it waits its turn, the acquire keeps the process alive, as a pending request does.
    */
   async acquire(options: AcquireOptions = {}): Promise<SpaceLease> {
-    const lease = await this.#send(true, options);
+    // A waiting acquire rides through an outage: the same key is sent until the server answers
+    // (or `signal` aborts, or a definitive error).
+    const once = options.operationId === undefined && options.idempotencyKey === undefined ? { ...options, idempotencyKey: generateIdempotencyKey() } : options;
+    const lease = await rideThrough(() => this.#send(true, once), { what: `acquire of ${this.key}`, log: this.#ctx.log, signal: options.signal });
     return this.#awaitGrant(lease, options.signal);
   }
 
@@ -78,11 +84,14 @@ export class ClaimHandle {
     assertAddressableKey(key);
     const body = { key, scopeId: runId, holder, holderSession, leaseSeconds, wait };
     const ctx = this.#ctx;
-    const lease = await ctx.grants.obtain(options.signal, async (signal) => {
-      const sentAt = ctx.leases.now(holderSession);
-      const response = await ctx.api.call('acquireSpaceClaim', { path: { spaceId }, body }, { ...pickCallOptions(options), signal });
-      return adoptSpaceLease(ctx, this.#address, response, sentAt, options.operationId);
-    });
+    // A replay (a restarted worker's operationId) whose lease already ended is dropped, and the key acquired afresh.
+    const lease = await ctx.grants.obtain(options.signal, (signal) =>
+      acquireUnlessEnded(async () => {
+        const sentAt = ctx.leases.now(holderSession);
+        const response = await ctx.api.call('acquireSpaceClaim', { path: { spaceId }, body }, { ...pickCallOptions(options), signal });
+        return { grant: adoptSpaceLease(ctx, this.#address, response, sentAt, options.operationId), replayed: response.replayed };
+      }, ctx.log),
+    );
     if (lease === null) throw new LeaseholdError(`The acquire of ${key} answered no claim.`);
     return lease;
   }
@@ -93,7 +102,8 @@ export class ClaimHandle {
     if (lease.error) throw lease.error;
     if (lease.fence !== null) return lease;
     try {
-      const { data: row } = await this.#ctx.api.call('getSpaceClaim', { path: { spaceId: lease.spaceId, key: lease.key } }, pickCallOptions({ signal }));
+      const read = () => this.#ctx.api.call('getSpaceClaim', { path: { spaceId: lease.spaceId, key: lease.key } }, pickCallOptions({ signal }));
+      const { data: row } = await rideThrough(read, { what: `read of ${lease.key}'s fence`, log: this.#ctx.log, signal, lease });
       if (row.claimId === lease.claimId && row.fence !== null) {
         lease.updateFence(row.fence);
         return lease;

@@ -1,5 +1,5 @@
 import { LeaseLostError } from '../core/errors/lease-lost-error.js';
-import { check } from '../internal/argument-checks.js';
+import { check, checkUuid } from '../internal/argument-checks.js';
 import { pickCallOptions, type CallOptions } from '../resources/call-options.js';
 import type { ScopeCancellation } from '../resources/wire-types.js';
 import { ClaimHandle } from './claim-handle.js';
@@ -20,6 +20,7 @@ export class Run {
 
   /** @internal */
   constructor(ctx: SpaceContext, spaceId: string, runId: string, options: RunOptions) {
+    checkUuid(runId, 'runId', 'space.run');
     this.#ctx = ctx;
     this.spaceId = spaceId;
     this.runId = runId;

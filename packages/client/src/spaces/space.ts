@@ -1,3 +1,4 @@
+import { checkUuid } from '../internal/argument-checks.js';
 import type { CallOptions } from '../resources/call-options.js';
 import type { ScopeCancellation } from '../resources/wire-types.js';
 import { cancelRun, Run } from './run.js';
@@ -19,6 +20,7 @@ export class Space {
 
   /** @internal */
   constructor(ctx: SpaceContext, spaceId: string) {
+    checkUuid(spaceId, 'spaceId', 'lh.space');
     this.#ctx = ctx;
     this.spaceId = spaceId;
     this.claims = new SpaceClaims(ctx, spaceId);
@@ -35,6 +37,11 @@ export class Space {
    * best-effort release with its token (the server's safe cleanup).
    */
   cancelRun(runId: string, options: CallOptions = {}): Promise<ScopeCancellation> {
+    try {
+      checkUuid(runId, 'runId', 'space.cancelRun');
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return cancelRun(this.#ctx, this.spaceId, runId, options);
   }
 }

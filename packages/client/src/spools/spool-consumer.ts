@@ -1,3 +1,4 @@
+import { ABANDONED_LEASE_WATCH_MS } from '../leases/scheduler/abandoned-leases.js';
 import { AbortError } from '../core/errors/connection-errors.js';
 import { LeaseholdError } from '../core/errors/leasehold-error.js';
 import { isRetryableError } from '../core/retry/retryable.js';
@@ -125,7 +126,10 @@ class Delivery<T> {
     try {
       await settle();
     } catch (error) {
-      this.ctx.log.warn(`Settling a message (${how}) failed; it returns to the queue when its lease ends.`, {
+      // What happens next (the renewal scheduler's abandoned leases): the lease is no longer renewed;
+      // the settle is retried only after heartbeat answers, which come only while other leases are renewed.
+      const otherwise = how === 'ack' ? 'the message is delivered again' : 'the message is visible again';
+      this.ctx.log.warn(`Settling a message (${how}) failed; its lease is no longer renewed. The ${how} is retried after this client's next heartbeat answers (only while it renews other leases, for up to ${ABANDONED_LEASE_WATCH_MS / 60_000} min); unless a retry gets through first, ${otherwise} once the lease expires.`, {
         claimId: lease.claimId,
         error: String(error),
       });

@@ -4,6 +4,7 @@ import { adoptLease } from '../leases/adopt-lease.js';
 import type { Grant } from '../leases/grant-flights.js';
 import { Lease, type LeaseInit } from '../leases/lease.js';
 import { SettlingBackend, type LeaseRenewal } from '../leases/lease-backend.js';
+import { grantDurationMs } from '../leases/server-time.js';
 import type { CallOptions } from '../resources/call-options.js';
 import type { Message as WireMessage } from '../resources/wire-types.js';
 import type { Message } from './message-schema.js';
@@ -69,6 +70,7 @@ export function adoptSpoolLease<T>(
   }
   const claimId = message.claimId;
   const durationMs = leaseDurationMs(response.headers);
+  const expiresAt = expiresAtOf(response.headers);
   return adoptLease(ctx.leases, {
     claimId,
     isSameKind: (lease): lease is SpoolLease<T> => lease instanceof SpoolLease,
@@ -79,14 +81,15 @@ export function adoptSpoolLease<T>(
         fence: message.fence ?? null,
         kind: 'spool',
         backend: new SpoolLeaseBackend(ctx, address.spool, claimId, token, operationId),
-        expiresAt: expiresAtOf(response.headers),
+        expiresAt,
         spoolTimeoutMs: durationMs,
         onListenerError,
         spool: address.spool,
         queue: address.queue,
         message: message as Message<T>,
       }),
-    durationMs,
+    // A replayed receive's lease is as old as its first answer: only what the server's clock says is left.
+    durationMs: grantDurationMs(durationMs, expiresAt, response.headers, response.replayed),
     sentAt,
   });
 }

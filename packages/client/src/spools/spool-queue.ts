@@ -1,3 +1,4 @@
+import { acquireUnlessEnded } from '../leases/replayed-grant.js';
 import { pickCallOptions, type CallOptions } from '../resources/call-options.js';
 import type { Queue } from '../resources/wire-types.js';
 import type { ConsumeHandler, ConsumeOptions } from './consume-options.js';
@@ -55,16 +56,19 @@ export class SpoolQueue<T = unknown> {
   async receive(options: CallOptions = {}): Promise<SpoolLease<T> | null> {
     const ctx = this.#ctx;
     // Through the grant flights: a message leased after `signal` aborted (or the client closed) is nacked at once.
-    return ctx.grants.obtain(options.signal, async (signal) => {
-      const sentAt = ctx.leases.now();
-      const response = await ctx.api.call('receiveMessage', { path: { spool: this.spool, queue: this.name }, headers: { 'Leasehold-Session': ctx.leases.session } }, { ...pickCallOptions(options), signal });
-      if (response.status === 204 || response.data === undefined) {
-        // Nothing leased: the receive is over, a later receive under the same operationId is a new one.
-        await ctx.endings.forgetOperation(options.operationId);
-        return null;
-      }
-      return adoptSpoolLease<T>(ctx, { spool: this.spool, queue: this.name }, response, sentAt, options.operationId);
-    });
+    // A replay (a restarted worker's operationId) whose lease already ended is dropped, and the queue received from afresh.
+    return ctx.grants.obtain(options.signal, (signal) =>
+      acquireUnlessEnded(async () => {
+        const sentAt = ctx.leases.now();
+        const response = await ctx.api.call('receiveMessage', { path: { spool: this.spool, queue: this.name }, headers: { 'Leasehold-Session': ctx.leases.session } }, { ...pickCallOptions(options), signal });
+        if (response.status === 204 || response.data === undefined) {
+          // Nothing leased: the receive is over, a later receive under the same operationId is a new one.
+          await ctx.endings.forgetOperation(options.operationId);
+          return null;
+        }
+        return { grant: adoptSpoolLease<T>(ctx, { spool: this.spool, queue: this.name }, response, sentAt, options.operationId), replayed: response.replayed };
+      }, ctx.log),
+    );
   }
 
   /**

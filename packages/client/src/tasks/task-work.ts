@@ -1,3 +1,5 @@
+import { generateIdempotencyKey } from '../core/idempotency/idempotency-key.js';
+import { rideThrough } from '../core/retry/ride-through.js';
 import { check, checkFunction, checkNumber } from '../internal/argument-checks.js';
 import { lossOf, runUnderLease } from '../leases/run-under-lease.js';
 import { serverRemainingMs } from '../leases/server-time.js';
@@ -65,13 +67,21 @@ export async function workOnTask<T>(
     }
   };
 
-  // 1–2. Read the task and its ETag (a task tried `maxAttempts` times is given up on); claim with If-Match and a persisted key.
-  const first = await tasks.get(taskId, { signal });
+  // Every step rides through an outage (same key each try) until it succeeds, `signal` aborts,
+  // the claim is lost or an error is definitive.
+  const ride = <R>(what: string, step: () => Promise<R>, lease?: TaskLease): Promise<R> => rideThrough(step, { what: `tasks.work(${taskId}): ${what}`, log: runtime.log, signal, lease });
+
+  // 1–2. Read the task and its ETag (a task tried `maxAttempts` times is given up on); claim with
+  // If-Match and a persisted key (a retry after an outage reads the ETag again).
+  const first = await ride('read', () => tasks.get(taskId, { signal }));
   await giveUpIfExhausted(tasks, first, options.maxAttempts, { signal });
-  let claimed = await tasks.claim(taskId, { etag: first.etag, operationId, signal });
+  let tries = 0;
+  let claimed = await ride('claim', async () =>
+    tasks.claim(taskId, { etag: tries++ === 0 ? first.etag : (await tasks.get(taskId, { signal })).etag, operationId, signal }),
+  );
   let ctx: WorkContext;
   try {
-    let read = await tasks.get(taskId, { signal });
+    let read = await ride('read', () => tasks.get(taskId, { signal }), claimed.lease);
     if (claimed.lease.replayed && read.task.claim?.claimId === claimed.lease.claimId && read.task.claim.holderSession !== runtime.leases.session) {
       // A replayed claim of an earlier process with another session: our heartbeat cannot
       // renew it. Give it back and claim afresh under this session.
@@ -86,7 +96,8 @@ export async function workOnTask<T>(
 
     // 4. Claiming does not start the task.
     ctx = new WorkContext(tasks, claimed.lease, read.task, read.etag);
-    if ((options.markInProgress ?? true) && ctx.task.status !== 'InProgress') await ctx.update({ status: 'InProgress' }, { signal });
+    const marking = { signal, idempotencyKey: generateIdempotencyKey() };
+    if ((options.markInProgress ?? true) && ctx.task.status !== 'InProgress') await ride('mark InProgress', () => ctx.update({ status: 'InProgress' }, marking), claimed.lease);
   } catch (error) {
     // Never leave a claim behind that nobody works under (the heartbeat would keep it alive).
     const loss = lossOf(claimed.lease);
@@ -103,8 +114,9 @@ export async function workOnTask<T>(
       if (result.ok) body.result = result.value;
       const note = typeof options.note === 'function' ? options.note(value) : options.note;
       if (note !== undefined) body.note = note;
+      const completing = generateIdempotencyKey();
       try {
-        await ctx.complete(body, signal);
+        await ride('complete', () => ctx.complete(body, signal, completing), lease);
       } catch (error) {
         const loss = lossOf(lease);
         if (loss) throw loss;

@@ -1,4 +1,5 @@
 import { LeaseholdError } from '../core/errors/leasehold-error.js';
+import { acquireUnlessEnded } from '../leases/replayed-grant.js';
 import { pickCallOptions, type CallOptions } from '../resources/call-options.js';
 import type { CompleteTaskRequest, CreateTaskRequest, Task, TaskClaim, TaskClaimRelease, TaskNote, UpdateTaskRequest } from '../resources/wire-types.js';
 import { etagOf } from './etag.js';
@@ -77,15 +78,18 @@ export class Tasks implements TaskOps {
     const ctx = this.#ctx;
     let claimed: ClaimedTask | undefined;
     // Through the grant flights: a claim granted after `signal` aborted (or the client closed) is released.
-    const lease = await ctx.grants.obtain(options.signal, async (signal) => {
-      const sentAt = ctx.leases.now();
-      const headers = { 'If-Match': options.etag, 'Leasehold-Session': ctx.leases.session };
-      const response = await ctx.api.call('claimTask', { path: { taskId }, headers, body: {} }, { ...pickCallOptions(options), signal });
-      const etag = etagOf(response);
-      const grant = adoptTaskLease(ctx, taskId, response, sentAt, options.operationId);
-      claimed = { lease: grant.lease, etag, response };
-      return grant;
-    });
+    // A replay (a restarted worker's operationId) whose claim already ended is dropped, and the task claimed afresh.
+    const lease = await ctx.grants.obtain(options.signal, (signal) =>
+      acquireUnlessEnded(async () => {
+        const sentAt = ctx.leases.now();
+        const headers = { 'If-Match': options.etag, 'Leasehold-Session': ctx.leases.session };
+        const response = await ctx.api.call('claimTask', { path: { taskId }, headers, body: {} }, { ...pickCallOptions(options), signal });
+        const etag = etagOf(response);
+        const grant = adoptTaskLease(ctx, taskId, response, sentAt, options.operationId);
+        claimed = { lease: grant.lease, etag, response };
+        return { grant, replayed: response.replayed };
+      }, ctx.log),
+    );
     if (lease === null || claimed === undefined) throw new LeaseholdError(`The claim of task ${taskId} answered no claim.`);
     return claimed;
   }

@@ -57,10 +57,11 @@ export class WorkContext implements TaskWorkContext {
   }
 
   /** Completes the task with the claim's token (one fresh read and retry after a 412). */
-  async complete(body: CompleteTaskRequest, signal: AbortSignal | undefined): Promise<void> {
+  async complete(body: CompleteTaskRequest, signal: AbortSignal | undefined, idempotencyKey?: string): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.#guarded(() => this.#tasks.complete(this.task.id, body, { etag: this.etag, claimToken: this.lease.token, signal }));
+        const key = attempt === 1 && idempotencyKey !== undefined ? { idempotencyKey } : {};
+        await this.#guarded(() => this.#tasks.complete(this.task.id, body, { etag: this.etag, claimToken: this.lease.token, signal, ...key }));
         return;
       } catch (error) {
         if (!(error instanceof PreconditionFailedError) || attempt >= 2) throw error;
