@@ -51,7 +51,9 @@ function replayed(answer: StoredAnswer): StoredAnswer {
 /**
  * The last step: a test control runs over the server's levers; an API operation runs as one
  * `store.execute` unit — idempotency (replay, in flight, reused), the handler, the encoded answer,
- * Stripe's storable rule, an injected latency before the commit — and an injected drop after it.
+ * Stripe's storable rule — then, once the unit has committed (or rolled back), an injected
+ * latency and an injected drop: a fault's wait never holds a transaction or a connection, and
+ * every store answers it alike (the write is done and visible while the answer waits).
  */
 export function execute(options: ExecuteOptions): Step {
   const { store, control, handlers, controls, sleep } = options;
@@ -73,18 +75,23 @@ export function execute(options: ExecuteOptions): Step {
     };
     const fault = ctx.fault;
     const latencyMs = fault?.latencyMs ?? 0;
+    const drop = fault?.dropResponse === true;
     const result = store.execute(
       {
         credential,
         operationId: route.operationId,
         idempotency: ctx.request.headers['idempotency-key'] === undefined ? undefined : idempotencyOf(ctx),
         isStorable,
-        beforeCommit: latencyMs > 0 ? () => sleep(latencyMs) : undefined,
       },
       (ops) => handler(ops, context),
       encode,
     );
-    if (result instanceof Promise) return result.then((settled) => answerOf(settled, fault?.dropResponse === true));
-    return answerOf(result, fault?.dropResponse === true);
+    // The latency is waited after the unit settled (committed, or rolled back): never inside an open transaction.
+    if (latencyMs > 0) return Promise.resolve(result).then(async (settled) => {
+      await sleep(latencyMs);
+      return answerOf(settled, drop);
+    });
+    if (result instanceof Promise) return result.then((settled) => answerOf(settled, drop));
+    return answerOf(result, drop);
   };
 }
