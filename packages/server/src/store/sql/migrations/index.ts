@@ -7,6 +7,7 @@ import { spoolFunctions } from './0005-spool-functions.js';
 import { faultRules } from './0007-fault-rules.js';
 import { activity } from './0008-activity.js';
 import { settleRechecks } from './0009-settle-rechecks.js';
+import { eventFeed } from './0010-event-feed.js';
 
 /**
  * Every migration of the store, by name; applied in name order. A released migration is never
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0007-fault-rules': faultRules,
   '0008-activity': activity,
   '0009-settle-rechecks': settleRechecks,
+  '0010-event-feed': eventFeed,
 };
