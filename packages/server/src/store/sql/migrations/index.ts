@@ -8,6 +8,7 @@ import { faultRules } from './0007-fault-rules.js';
 import { activity } from './0008-activity.js';
 import { settleRechecks } from './0009-settle-rechecks.js';
 import { eventFeed } from './0010-event-feed.js';
+import { keySet } from './0011-key-set.js';
 
 /**
  * Every migration of the store, by name; applied in name order. A released migration is never
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0008-activity': activity,
   '0009-settle-rechecks': settleRechecks,
   '0010-event-feed': eventFeed,
+  '0011-key-set': keySet,
 };
