@@ -1,12 +1,13 @@
 /**
  * What waits that is not the database's own work never holds a transaction or a connection: an
  * injected latency fault is waited after the unit committed (the write is done and visible, an
- * unrelated request answers meanwhile, the retry under the same key replays), and a slow
+ * unrelated request answers meanwhile, a repeat under the same key is in flight until the answer
+ * is out, then replays), and a slow
  * client's body is read before anything is opened. The same answers on every store.
  */
 import { connect } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, expectStatus, startServer, stopServers, type TestServer } from '../support/leasehold-harness.js';
+import { ADMIN, expectError, expectStatus, startServer, stopServers, type TestServer } from '../support/leasehold-harness.js';
 
 afterEach(stopServers);
 
@@ -40,12 +41,14 @@ describe('a latency fault', () => {
     expect(await wait.started).toBe(11_000);
     // While the answer waits: the write is committed and the store serves others.
     expect(await titles(h)).toEqual(['slow answer']);
-    const retry = await h.call('createTask', { json: { title: 'slow answer' }, idempotencyKey: 'slow-1' });
-    expectStatus(retry, 201);
-    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    // A repeat under the same key is still in flight while the answer waits (the memory store's answer), then replays.
+    expectError(await h.call('createTask', { json: { title: 'slow answer' }, idempotencyKey: 'slow-1' }), 409, 'idempotency_in_flight');
     wait.release();
     const answer = await creating;
     expectStatus(answer, 201);
+    const retry = await h.call('createTask', { json: { title: 'slow answer' }, idempotencyKey: 'slow-1' });
+    expectStatus(retry, 201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(answer.body.id).toBe(retry.body.id);
     expect(await titles(h)).toEqual(['slow answer']);
   });

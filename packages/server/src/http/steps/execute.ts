@@ -1,6 +1,6 @@
 import type { ApiOperationId, ControlOperationId } from '@leasehold/protocol';
 import type { ServerControl } from '../../control/server-control.js';
-import { normalizeIdempotencyKey } from '../../engine/index.js';
+import { EngineError, normalizeIdempotencyKey } from '../../engine/index.js';
 import type { IdempotencyClaim, OperationOutcome, Store } from '../../store/operations.js';
 import { DROPPED, encodeResult, isStorable, type HandlerResult, type StoredAnswer } from '../answer.js';
 import type { RequestContext } from '../context.js';
@@ -43,6 +43,11 @@ function answerOf(settled: { answer: StoredAnswer; replayed: boolean }, drop: bo
   return drop ? DROPPED : settled.replayed ? replayed(settled.answer) : settled.answer;
 }
 
+/** `idempotency_in_flight`, as the stores answer it. */
+function inFlight(): EngineError {
+  return new EngineError('idempotency_in_flight', 'A request with this Idempotency-Key is still running; retry shortly.', 'Idempotency-Key');
+}
+
 /** A replayed answer says so. */
 function replayed(answer: StoredAnswer): StoredAnswer {
   return { ...answer, headers: { ...answer.headers, 'Idempotent-Replayed': 'true' } };
@@ -57,6 +62,8 @@ function replayed(answer: StoredAnswer): StoredAnswer {
  */
 export function execute(options: ExecuteOptions): Step {
   const { store, control, handlers, controls, sleep } = options;
+  /** Requests whose answer waits out a latency fault, by credential and key → fingerprint: still in flight for a repeat, as on the memory store. */
+  const waiting = new Map<string, string>();
   return (ctx) => {
     const route = ctx.route;
     const input = ctx.input;
@@ -76,19 +83,22 @@ export function execute(options: ExecuteOptions): Step {
     const fault = ctx.fault;
     const latencyMs = fault?.latencyMs ?? 0;
     const drop = fault?.dropResponse === true;
+    const idempotency = ctx.request.headers['idempotency-key'] === undefined ? undefined : idempotencyOf(ctx);
+    const mark = idempotency === undefined ? undefined : `${credential.credentialId}\n${idempotency.key}`;
+    if (mark !== undefined && waiting.get(mark) === idempotency?.fingerprint) throw inFlight();
     const result = store.execute(
-      {
-        credential,
-        operationId: route.operationId,
-        idempotency: ctx.request.headers['idempotency-key'] === undefined ? undefined : idempotencyOf(ctx),
-        isStorable,
-      },
+      { credential, operationId: route.operationId, idempotency, isStorable },
       (ops) => handler(ops, context),
       encode,
     );
     // The latency is waited after the unit settled (committed, or rolled back): never inside an open transaction.
     if (latencyMs > 0) return Promise.resolve(result).then(async (settled) => {
-      await sleep(latencyMs);
+      if (mark !== undefined) waiting.set(mark, idempotency?.fingerprint ?? '');
+      try {
+        await sleep(latencyMs);
+      } finally {
+        if (mark !== undefined) waiting.delete(mark);
+      }
       return answerOf(settled, drop);
     });
     if (result instanceof Promise) return result.then((settled) => answerOf(settled, drop));
