@@ -1,6 +1,6 @@
 import type { ApiOperationId, ControlOperationId } from '@leasehold/protocol';
 import type { ServerControl } from '../../control/server-control.js';
-import { normalizeIdempotencyKey } from '../../engine/index.js';
+import { EngineError, normalizeIdempotencyKey } from '../../engine/index.js';
 import type { IdempotencyClaim, OperationOutcome, Store } from '../../store/operations.js';
 import { DROPPED, encodeResult, isStorable, type HandlerResult, type StoredAnswer } from '../answer.js';
 import type { RequestContext } from '../context.js';
@@ -43,6 +43,11 @@ function answerOf(settled: { answer: StoredAnswer; replayed: boolean }, drop: bo
   return drop ? DROPPED : settled.replayed ? replayed(settled.answer) : settled.answer;
 }
 
+/** `idempotency_in_flight`, as the stores answer it. */
+function inFlight(): EngineError {
+  return new EngineError('idempotency_in_flight', 'A request with this Idempotency-Key is still running; retry shortly.', 'Idempotency-Key');
+}
+
 /** A replayed answer says so. */
 function replayed(answer: StoredAnswer): StoredAnswer {
   return { ...answer, headers: { ...answer.headers, 'Idempotent-Replayed': 'true' } };
@@ -51,10 +56,14 @@ function replayed(answer: StoredAnswer): StoredAnswer {
 /**
  * The last step: a test control runs over the server's levers; an API operation runs as one
  * `store.execute` unit — idempotency (replay, in flight, reused), the handler, the encoded answer,
- * Stripe's storable rule, an injected latency before the commit — and an injected drop after it.
+ * Stripe's storable rule — then, once the unit has committed (or rolled back), an injected
+ * latency and an injected drop: a fault's wait never holds a transaction or a connection, and
+ * every store answers it alike (the write is done and visible while the answer waits).
  */
 export function execute(options: ExecuteOptions): Step {
   const { store, control, handlers, controls, sleep } = options;
+  /** Requests whose answer waits out a latency fault, by credential and key → fingerprint: still in flight for a repeat, as on the memory store. */
+  const waiting = new Map<string, string>();
   return (ctx) => {
     const route = ctx.route;
     const input = ctx.input;
@@ -73,18 +82,26 @@ export function execute(options: ExecuteOptions): Step {
     };
     const fault = ctx.fault;
     const latencyMs = fault?.latencyMs ?? 0;
+    const drop = fault?.dropResponse === true;
+    const idempotency = ctx.request.headers['idempotency-key'] === undefined ? undefined : idempotencyOf(ctx);
+    const mark = idempotency === undefined ? undefined : `${credential.credentialId}\n${idempotency.key}`;
+    if (mark !== undefined && waiting.get(mark) === idempotency?.fingerprint) throw inFlight();
     const result = store.execute(
-      {
-        credential,
-        operationId: route.operationId,
-        idempotency: ctx.request.headers['idempotency-key'] === undefined ? undefined : idempotencyOf(ctx),
-        isStorable,
-        beforeCommit: latencyMs > 0 ? () => sleep(latencyMs) : undefined,
-      },
+      { credential, operationId: route.operationId, idempotency, isStorable },
       (ops) => handler(ops, context),
       encode,
     );
-    if (result instanceof Promise) return result.then((settled) => answerOf(settled, fault?.dropResponse === true));
-    return answerOf(result, fault?.dropResponse === true);
+    // The latency is waited after the unit settled (committed, or rolled back): never inside an open transaction.
+    if (latencyMs > 0) return Promise.resolve(result).then(async (settled) => {
+      if (mark !== undefined) waiting.set(mark, idempotency?.fingerprint ?? '');
+      try {
+        await sleep(latencyMs);
+      } finally {
+        if (mark !== undefined) waiting.delete(mark);
+      }
+      return answerOf(settled, drop);
+    });
+    if (result instanceof Promise) return result.then((settled) => answerOf(settled, drop));
+    return answerOf(result, drop);
   };
 }

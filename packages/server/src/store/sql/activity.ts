@@ -53,7 +53,7 @@ async function recordDue(tx: SqlSession, accountId: string, now: number): Promis
 }
 
 interface EventRow {
-  event_id: number;
+  feed_position: number;
   type: LeaseEvent['type'];
   kind: LeaseEvent['kind'];
   at: number;
@@ -70,12 +70,12 @@ interface EventRow {
   reason: LeaseEvent['reason'];
 }
 
-const EVENT_COLUMNS = 'event_id, type, kind, at, claim_id, holder, holder_session, fence, space_id, key, scope_id, task_id, spool, queue, reason';
+const EVENT_COLUMNS = 'feed_position, type, kind, at, claim_id, holder, holder_session, fence, space_id, key, scope_id, task_id, spool, queue, reason';
 
 function eventOf(row: EventRow): LeaseEvent {
   return {
     object: 'lease_event',
-    id: eventId(row.event_id),
+    id: eventId(row.feed_position),
     type: row.type,
     kind: row.kind,
     at: row.at,
@@ -214,6 +214,8 @@ export function sqlActivity(unit: UnitContext): ActivityOperations {
       const { credential } = params;
       const now = await clockNow(tx);
       await recordDue(tx, credential.accountId, now);
+      // Committed events get their place first (0010): the feed is read by place, never by id.
+      await tx.query('SELECT leasehold.place_events($1)', [credential.accountId]);
       // Read a little past the page: events the key may not read are skipped here, as the engine does.
       const data: LeaseEvent[] = [];
       let last = after;
@@ -221,11 +223,11 @@ export function sqlActivity(unit: UnitContext): ActivityOperations {
       for (let from = after; !hasMore; ) {
         const { rows } = await tx.query<EventRow>(
           `SELECT ${EVENT_COLUMNS} FROM leasehold.lease_events
-            WHERE account_id = $1 AND event_id > $2 AND at > $3 ORDER BY event_id LIMIT 200`,
+            WHERE account_id = $1 AND feed_position > $2 AND at > $3 ORDER BY feed_position LIMIT 200`,
           [credential.accountId, from, now - TOMBSTONE_MS],
         );
         for (const row of rows) {
-          from = row.event_id;
+          from = row.feed_position;
           const event = eventOf(row);
           if (!mayRead(credential, event)) continue;
           if (data.length === limit) {
@@ -233,7 +235,7 @@ export function sqlActivity(unit: UnitContext): ActivityOperations {
             break;
           }
           data.push(event);
-          last = row.event_id;
+          last = row.feed_position;
         }
         if (rows.length < 200) break;
       }

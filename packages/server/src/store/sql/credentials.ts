@@ -38,30 +38,42 @@ function fenceSequenceOf(accountId: string): string {
  * its account, permissions and spaces follow the configuration.
  */
 export async function registerKeys(driver: SqlDriver, keys: readonly KeyConfig[]): Promise<void> {
-  await driver.transaction(async (tx) => {
-    for (const accountId of new Set(keys.map((k) => k.accountId))) await ensureAccount(tx, accountId);
-    for (const key of keys) {
-      const hash = digest(key.apiKey);
-      await tx.query(
-        `INSERT INTO leasehold.api_keys (key_hash, credential_id, account_id, permissions, spaces, blocked, expired, expires_at,
-                                         rate_limit_per_second)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         ON CONFLICT (key_hash) DO UPDATE SET credential_id = EXCLUDED.credential_id, account_id = EXCLUDED.account_id,
-                                              permissions = EXCLUDED.permissions, spaces = EXCLUDED.spaces`,
-        [
-          hash,
-          key.credentialId ?? `cred_${hash.toString('hex').slice(0, 16)}`,
-          key.accountId,
-          [...(key.permissions ?? ALL_PERMISSIONS)],
-          key.spaces === undefined || key.spaces === '*' ? null : key.spaces.map((s) => s.toLowerCase()),
-          key.blocked ?? false,
-          key.expired ?? false,
-          key.expiresAt ?? null,
-          key.rateLimitPerSecond ?? null,
-        ],
-      );
-    }
-  });
+  await driver.transaction((tx) => writeKeys(tx, keys, 'keep'));
+}
+
+/**
+ * Write `keys` (and their accounts) in `tx`. `standing: 'keep'`: a key already known keeps its
+ * blocked, expired, `expiresAt` and rate limit; `'configured'`: the configuration's win (a
+ * keys file that blocks or expires a key does so at the next start).
+ */
+export async function writeKeys(tx: SqlSession, keys: readonly KeyConfig[], standing: 'keep' | 'configured'): Promise<void> {
+  for (const accountId of new Set(keys.map((k) => k.accountId))) await ensureAccount(tx, accountId);
+  const standingColumns =
+    standing === 'configured'
+      ? `, blocked = EXCLUDED.blocked, expired = EXCLUDED.expired, expires_at = EXCLUDED.expires_at,
+         rate_limit_per_second = EXCLUDED.rate_limit_per_second`
+      : '';
+  for (const key of keys) {
+    const hash = digest(key.apiKey);
+    await tx.query(
+      `INSERT INTO leasehold.api_keys (key_hash, credential_id, account_id, permissions, spaces, blocked, expired, expires_at,
+                                       rate_limit_per_second)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (key_hash) DO UPDATE SET credential_id = EXCLUDED.credential_id, account_id = EXCLUDED.account_id,
+                                            permissions = EXCLUDED.permissions, spaces = EXCLUDED.spaces${standingColumns}`,
+      [
+        hash,
+        key.credentialId ?? `cred_${hash.toString('hex').slice(0, 16)}`,
+        key.accountId,
+        [...(key.permissions ?? ALL_PERMISSIONS)],
+        key.spaces === undefined || key.spaces === '*' ? null : key.spaces.map((s) => s.toLowerCase()),
+        key.blocked ?? false,
+        key.expired ?? false,
+        key.expiresAt ?? null,
+        key.rateLimitPerSecond ?? null,
+      ],
+    );
+  }
 }
 
 async function ensureAccount(tx: SqlSession, accountId: string): Promise<void> {

@@ -6,7 +6,12 @@ export interface SqlStoreOptions {
   clock?: 'real' | 'manual';
   /** Where a manual clock starts (epoch ms; default 2026-01-01T00:00:00Z), when it is first set manual. */
   startTime?: number;
-  /** API keys to register (default: none beyond those already in the database). */
+  /**
+   * The database's API keys (default: keep those already in the database). A set replaces what
+   * is there (other keys deleted, the set's standing written: the last process to start with a
+   * set makes it every process's); the demo keys (`DEFAULT_KEYS`) never replace a set and are
+   * registered only in a database that never had one (`adoptKeySet`).
+   */
   keys?: readonly KeyConfig[];
   /** Randomness for ids and tokens (default `node:crypto`). */
   random?: RandomSource;

@@ -27,6 +27,7 @@ import { sqlFaultRules } from './fault-rules.js';
 import { apiKeyOf, unknownKey } from '../../engine/credentials.js';
 import { CredentialCache } from './credential-cache.js';
 import { judgeKey, readKey, registerKeys, takeToken } from './credentials.js';
+import { adoptKeySet } from './key-set.js';
 import type { SqlDriver, SqlSession } from './driver.js';
 import { asUnavailable } from './failures.js';
 import { maintainStatistics } from './maintenance.js';
@@ -103,11 +104,11 @@ export class SqlStore implements Store {
     );
   }
 
-  /** Open a store over `driver`: migrate, register keys, set the clock, start the sweep. */
+  /** Open a store over `driver`: migrate, adopt the key set (`adoptKeySet`), set the clock, start the sweep. */
   static async open(driver: SqlDriver, options: SqlStoreOptions = {}): Promise<SqlStore> {
     if (options.migrate !== false) await migrate(driver);
     const store = new SqlStore(driver, options);
-    if (options.keys !== undefined) await registerKeys(driver, options.keys);
+    if (options.keys !== undefined) await adoptKeySet(driver, options.keys);
     const manual = options.clock === 'manual';
     await driver.query(
       `UPDATE leasehold.clock
@@ -134,7 +135,7 @@ export class SqlStore implements Store {
     return store;
   }
 
-  /** Register (more) API keys. */
+  /** Register (more) API keys, keeping the others (a library's or a test's; a keys file is `keys` at open). */
   async addKeys(keys: readonly KeyConfig[]): Promise<void> {
     try {
       await this.#guard(() => registerKeys(this.#driver, keys));
