@@ -24,7 +24,11 @@ import {
   type SqlDriver,
 } from '../../packages/server/src/store/index.js';
 import { MIGRATIONS } from '../../packages/server/src/store/sql/migrate.js';
+import { withCompatibility } from '../../packages/server/src/store/sql/schema-compat.js';
 import { createTestDatabase } from '../support/postgres-database.js';
+
+/** The oldest schema level this build's latest migration still serves (its last contract's). */
+const COMPATIBLE_FROM = withCompatibility(MIGRATIONS).at(-1)!.compatibleFrom;
 
 /** A newer release's expand migration: a new table and a new column with a default. */
 const FUTURE_EXPAND: MigrationDefinition = {
@@ -114,7 +118,7 @@ describe.each([
       `SELECT kind, compatible_from FROM leasehold.schema_migrations WHERE name = '${FUTURE_EXPAND.name}'`,
     );
     // An expand migration keeps the level builds before it need: the latest contract's (0002).
-    expect(recorded).toEqual([{ kind: 'expand', compatible_from: '0002' }]);
+    expect(recorded).toEqual([{ kind: 'expand', compatible_from: COMPATIBLE_FROM }]);
 
     expect(await migrate(await db.driver())).toEqual({ applied: [], current: [...knownMigrations(), FUTURE_EXPAND.name] });
     const store = await open(db);
@@ -182,7 +186,7 @@ describe.each([
       'SELECT name, timestamp, kind, compatible_from FROM leasehold.schema_migrations ORDER BY name',
     );
     expect(rows.map((r) => [r.name, r.timestamp, r.kind])).toEqual(MIGRATIONS.map((m) => [m.name, '2026-11-01T00:00:00.000Z', m.kind]));
-    expect(rows.at(-1)?.compatible_from).toBe('0002');
+    expect(rows.at(-1)?.compatible_from).toBe(COMPATIBLE_FROM);
     expect(await createTask(store, 'after kysely')).toBe(201);
   }, 60_000);
 
