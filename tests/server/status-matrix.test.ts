@@ -243,6 +243,32 @@ const operations: Record<string, { success: number; read?: boolean; sample: Samp
       },
     },
   },
+  revokeTaskClaim: {
+    success: 200,
+    sample: async (h) => {
+      const task = await claimedTask(h);
+      return { path: { taskId: task.id }, headers: { 'If-Match': task.etag } };
+    },
+    invalid: {
+      param: 'If-Match',
+      code: 'invalid_if_match',
+      make: async (h) => {
+        const task = await claimedTask(h);
+        return { path: { taskId: task.id }, headers: { 'If-Match': 'task-1-v1' } };
+      },
+    },
+  },
+  requeueTask: {
+    success: 200,
+    sample: async (h) => {
+      const task = await claimedTask(h);
+      return { path: { taskId: task.id }, headers: { 'If-Match': task.etag } };
+    },
+    invalid: {
+      param: 'taskId',
+      make: async () => ({ path: { taskId: 'not-a-number' }, headers: { 'If-Match': '"task-1-v1"' } }),
+    },
+  },
   completeTask: {
     success: 200,
     sample: async (h) => {
@@ -661,7 +687,7 @@ const cases: StatusCase[] = [
       return h.call('getTask', { key: OTHER, path: { taskId: task.id } });
     },
   },
-  ...(['updateTask', 'addTaskNote', 'claimTask', 'completeTask'] as const).flatMap((operationId): StatusCase[] => [
+  ...(['updateTask', 'addTaskNote', 'claimTask', 'completeTask', 'revokeTaskClaim', 'requeueTask'] as const).flatMap((operationId): StatusCase[] => [
     {
       operationId,
       status: 404,
@@ -835,6 +861,32 @@ const cases: StatusCase[] = [
       return h.call('completeTask', { path: { taskId: task.id }, headers: { 'If-Match': task.etag } });
     },
   },
+  {
+    operationId: 'revokeTaskClaim',
+    status: 409,
+    code: 'claim_not_held',
+    title: 'a task with no live claim',
+    run: async (s) => {
+      const h = await s();
+      const task = await h.createTask();
+      return h.call('revokeTaskClaim', { path: { taskId: task.id }, headers: { 'If-Match': task.etag } });
+    },
+  },
+  ...(['revokeTaskClaim', 'requeueTask'] as const).map(
+    (operationId): StatusCase => ({
+      operationId,
+      status: 409,
+      code: 'task_completed',
+      title: 'a Done task',
+      run: async (s) => {
+        const h = await s();
+        const options = await operations.completeTask!.sample(h);
+        const done = await h.call('completeTask', options);
+        expectStatus(done, 200);
+        return h.call(operationId, { path: options.path, headers: { 'If-Match': done.headers.get('etag')! } });
+      },
+    }),
+  ),
   // ---- spools ----
   {
     operationId: 'createSpool',
