@@ -128,11 +128,13 @@ export const UNADDRESSABLE_KEYS = ['.', '..', '\uD800', 'report\uDBFF', '\uDC00x
 /** Per operation: body fields and values each of which the schema (or the engine) refuses. */
 const BAD_FIELDS: Record<string, { required: string[]; invalid: Record<string, unknown[]> }> = {
   heartbeatClaims: {
-    required: ['ttl'],
+    // ttl may be left out or null (each lease renews for its own term); a negative or huge number is clamped.
+    required: [],
     invalid: {
-      ttl: ['soon', -1, '1e3', true, null, {}, [], '', '30x', 1e10, 'PT', '5 m'],
+      ttl: ['soon', '1e3', true, {}, [], '', '30x', 'PT', '5 m'],
       holderSession: ['', 's'.repeat(201), 5, null],
-      claimId: ['', 7, []],
+      // claimId "" is no filter (the seed page's readers send it).
+      claimId: [7, []],
       details: ['text', [], 5, { blob: 'x'.repeat(17 * 1024) }],
     },
   },

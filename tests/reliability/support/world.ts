@@ -265,6 +265,8 @@ export function validCalls(world: World): Record<string, PlainCall> {
     claimTask: { method: 'POST', segments: seg(`/v1/tasks/${o.id}/claim`), query: '', headers: { ...json, ...idem(), 'if-match': o.etag, 'leasehold-session': 'sess-fuzz' }, body: '{}' },
     renewTaskClaim: { method: 'POST', segments: seg(`/v1/tasks/${c.id}/claim/renew`), query: '', headers: { ...json, ...idem(), 'if-match': c.etag }, body: body({ token: c.token }) },
     releaseTaskClaim: { method: 'POST', segments: seg(`/v1/tasks/${c.id}/claim/release`), query: '', headers: { ...json, ...idem(), 'if-match': c.etag }, body: body({ token: c.token }) },
+    revokeTaskClaim: { method: 'POST', segments: seg(`/v1/tasks/${c.id}/claim/revoke`), query: '', headers: { ...auth, ...idem(), 'if-match': c.etag } },
+    requeueTask: { method: 'POST', segments: seg(`/v1/tasks/${c.id}/requeue`), query: '', headers: { ...auth, ...idem(), 'if-match': c.etag } },
     completeTask: {
       method: 'POST',
       segments: seg(`/v1/tasks/${c.id}/complete`),
@@ -325,6 +327,8 @@ export const SUCCESS: Record<string, number> = {
   claimTask: 200,
   renewTaskClaim: 200,
   releaseTaskClaim: 200,
+  revokeTaskClaim: 200,
+  requeueTask: 200,
   completeTask: 200,
   createSpool: 201,
   putQueue: 201,
