@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Leasehold } from '../../packages/client/src/index.js';
-import { advance, FAKE_TIMERS, MODES, startHarness, uuid, type Harness } from './harness.js';
+import { advance, FAKE_TIMERS, MODES, startHarness, until, uuid, type Harness } from './harness.js';
 
 describe.each(MODES)('renewal and lifecycle (%s)', (mode) => {
   let h: Harness;
@@ -93,8 +93,12 @@ describe.each(MODES)('renewal and lifecycle (%s)', (mode) => {
     const { task } = await lh.tasks.create({ title: 'moved' });
     const crashed = h.client({ session: 'sess_old', idempotencyStore: store, maxRetries: 0 });
     h.server.control.injectFault({ operationId: 'claimTask', dropResponse: true, times: 1 });
-    await expect(crashed.tasks.work(task.id, () => 'unused')).rejects.toMatchObject({ name: 'ConnectionError' });
+    // The claim commits, its answer is lost, the loop waits to try again, and the process stops.
+    const working = crashed.tasks.work(task.id, () => 'unused').catch((error: unknown) => error);
+    await until(() => h.requests(`/tasks/${task.id}/claim`).length === 1, 'the claim to be sent');
+    await h.settle();
     await crashed.close({ releaseLeases: false });
+    expect(await working).toMatchObject({ name: 'ClientClosedError' });
     const restarted = h.client({ session: 'sess_new', idempotencyStore: store });
     const claimIds: string[] = [];
     await restarted.tasks.work(task.id, async (ctx) => {

@@ -3,19 +3,33 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
-  ConnectionError,
+  ClientClosedError,
   FileIdempotencyStore,
   LeaseLostError,
   TaskLease,
   UnusableLeaseError,
   type Leasehold,
 } from '../../packages/client/src/index.js';
-import { advance, FAKE_TIMERS, MODES, startHarness, type Harness } from './harness.js';
+import { advance, FAKE_TIMERS, MODES, startHarness, until, type Harness } from './harness.js';
 
 describe.each(MODES)('tasks (%s)', (mode) => {
   let h: Harness;
   let lh: Leasehold;
   let dir: string | undefined;
+
+  /**
+   * A worker that dies mid-claim: the claim commits but its answer is lost, `tasks.work` rides
+   * through the failure (waiting to try again), and the process stops (its client closes
+   * without releasing) before the next try. The claim's key stays in the idempotency store.
+   */
+  async function crashMidClaim(crashed: Leasehold, taskId: number): Promise<void> {
+    h.server.control.injectFault({ operationId: 'claimTask', dropResponse: true, times: 1 });
+    const working = crashed.tasks.work(taskId, () => 'unused').catch((error: unknown) => error);
+    await until(() => h.requests(`/tasks/${taskId}/claim`).length === 1, 'the claim to be sent');
+    await h.settle();
+    await crashed.close({ releaseLeases: false });
+    expect(await working).toBeInstanceOf(ClientClosedError);
+  }
 
   beforeEach(async () => {
     h = await startHarness(mode);
@@ -181,9 +195,7 @@ describe.each(MODES)('tasks (%s)', (mode) => {
     const session = 'sess_worker_3';
     const { task } = await lh.tasks.create({ title: 'replay me' });
     const crashed = h.client({ session, idempotencyStore: store(), maxRetries: 0 });
-    h.server.control.injectFault({ operationId: 'claimTask', dropResponse: true, times: 1 });
-    await expect(crashed.tasks.work(task.id, () => 'unused')).rejects.toBeInstanceOf(ConnectionError);
-    await crashed.close({ releaseLeases: false });
+    await crashMidClaim(crashed, task.id);
 
     const restarted = h.client({ session, idempotencyStore: store() });
     expect(await restarted.tasks.work(task.id, (ctx) => ctx.lease.replayed)).toBe(true);
@@ -198,9 +210,7 @@ describe.each(MODES)('tasks (%s)', (mode) => {
     const store = () => new FileIdempotencyStore({ directory: dir as string, fsync: false });
     const { task } = await lh.tasks.create({ title: 'stale' });
     const crashed = h.client({ session: 'sess_w', idempotencyStore: store(), maxRetries: 0 });
-    h.server.control.injectFault({ operationId: 'claimTask', dropResponse: true, times: 1 });
-    await expect(crashed.tasks.work(task.id, () => 'unused')).rejects.toBeInstanceOf(ConnectionError);
-    await crashed.close({ releaseLeases: false });
+    await crashMidClaim(crashed, task.id);
     h.server.control.advanceClock(880_000); // 20 s of the 15-minute claim left
 
     const restarted = h.client({ session: 'sess_w', idempotencyStore: store() });

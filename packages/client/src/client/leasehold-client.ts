@@ -100,9 +100,9 @@ export class LeaseholdClient implements AsyncDisposable {
     });
     this.#grants = new GrantFlights({ closeSignal: this.#closing.signal, log });
     const endings: LeaseEndings = { releaseOptions: () => this.#closing.releaseOptions(), forgetOperation: operationKeyForgetter(idempotencyStore, log) };
-    const shared = { api: this.#api, leases: this.#leases, grants: this.#grants, endings, log };
-    this.#spaces = { ...shared, closeSignal: this.#closing.signal, ttlSeconds: ttl };
-    this.#spools = { ...shared, closeSignal: this.#closing.signal, redactor, hasLogger: options.logger !== undefined };
+    const shared = { api: this.#api, leases: this.#leases, grants: this.#grants, endings, log, closeSignal: this.#closing.signal };
+    this.#spaces = { ...shared, ttlSeconds: ttl };
+    this.#spools = { ...shared, redactor, hasLogger: options.logger !== undefined };
     this.tasks = new Tasks({ ...shared, redactor });
   }
 

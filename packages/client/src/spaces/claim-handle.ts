@@ -46,7 +46,7 @@ export class ClaimHandle {
     // A waiting acquire rides through an outage: the same key is sent until the server answers
     // (or `signal` aborts, or a definitive error).
     const once = options.operationId === undefined && options.idempotencyKey === undefined ? { ...options, idempotencyKey: generateIdempotencyKey() } : options;
-    const lease = await rideThrough(() => this.#send(true, once), { what: `acquire of ${this.key}`, log: this.#ctx.log, signal: options.signal });
+    const lease = await rideThrough(() => this.#send(true, once), { what: `acquire of ${this.key}`, log: this.#ctx.log, signal: options.signal, closed: this.#ctx.closeSignal });
     return this.#awaitGrant(lease, options.signal);
   }
 
@@ -103,7 +103,7 @@ export class ClaimHandle {
     if (lease.fence !== null) return lease;
     try {
       const read = () => this.#ctx.api.call('getSpaceClaim', { path: { spaceId: lease.spaceId, key: lease.key } }, pickCallOptions({ signal }));
-      const { data: row } = await rideThrough(read, { what: `read of ${lease.key}'s fence`, log: this.#ctx.log, signal, lease });
+      const { data: row } = await rideThrough(read, { what: `read of ${lease.key}'s fence`, log: this.#ctx.log, signal, lease, closed: this.#ctx.closeSignal });
       if (row.claimId === lease.claimId && row.fence !== null) {
         lease.updateFence(row.fence);
         return lease;

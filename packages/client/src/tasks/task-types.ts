@@ -54,5 +54,7 @@ export interface TaskContext {
   readonly log: Logger;
   /** Masks secrets in text the client writes itself (a failure note). */
   readonly redactor: Redactor;
+  /** Aborts when the client closes: a loop riding through an outage stops with `ClientClosedError`. */
+  readonly closeSignal: AbortSignal;
 }
 

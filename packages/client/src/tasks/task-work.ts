@@ -69,7 +69,7 @@ export async function workOnTask<T>(
 
   // Every step rides through an outage (same key each try) until it succeeds, `signal` aborts,
   // the claim is lost or an error is definitive.
-  const ride = <R>(what: string, step: () => Promise<R>, lease?: TaskLease): Promise<R> => rideThrough(step, { what: `tasks.work(${taskId}): ${what}`, log: runtime.log, signal, lease });
+  const ride = <R>(what: string, step: () => Promise<R>, lease?: TaskLease): Promise<R> => rideThrough(step, { what: `tasks.work(${taskId}): ${what}`, log: runtime.log, signal, lease, closed: runtime.closeSignal });
 
   // 1–2. Read the task and its ETag (a task tried `maxAttempts` times is given up on); claim with
   // If-Match and a persisted key (a retry after an outage reads the ETag again).
