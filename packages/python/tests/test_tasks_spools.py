@@ -43,6 +43,22 @@ def test_list_walks_every_page(h: Harness) -> None:
     assert ids <= seen
 
 
+def test_an_operator_revokes_a_claim_and_requeues_a_stalled_task(h: Harness) -> None:
+    task = h.lh.tasks.create("stuck")
+    lease = h.lh.tasks.claim(task["id"])
+    h.lh.tasks.update(task["id"], {"status": "InProgress"}, claim=lease)
+    revoked = h.lh.tasks.revoke_claim(task["id"])
+    assert revoked["claim"] is None and revoked["stalled"] is True
+    assert revoked["lastClaim"] is not None and revoked["lastClaim"]["outcome"] == "revoked"
+    assert task["id"] in {t["id"] for t in h.lh.tasks.list(claimable=True)}
+    with pytest.raises(ConflictError) as caught:
+        h.lh.tasks.revoke_claim(task["id"])
+    assert caught.value.code == "claim_not_held"
+    requeued = h.lh.tasks.requeue(task["id"])
+    assert requeued["status"] == "Todo" and requeued["attempts"] == 0 and requeued["stalled"] is False
+    assert task["id"] in {t["id"] for t in h.lh.tasks.list(status="Todo", claimable=True)}
+
+
 def test_task_space_and_spool_leases_share_one_heartbeat(h: Harness) -> None:
     spool = h.lh.spool("s" + uuid.uuid4().hex[:10])
     spool.create()

@@ -14,6 +14,7 @@ from .._lease_errors import lease_lost_reason_of
 from .._lease_state import TASK_CLAIM_DURATION, LeaseState
 from .._retry import is_retryable_error
 from .spools import MAX_NACK_DELAY, DeadLetter, default_backoff, dead_letter_key
+from .tasks import claimable_query
 
 if TYPE_CHECKING:
     from .._client import AsyncLeasehold
@@ -79,11 +80,12 @@ class AsyncTasks:
         answer = await self._lh._api.request("getTask", path={"taskId": task_id})
         return cast(Task, answer.data), answer.headers.get("etag", "")
 
-    async def list(self, *, status: Optional[TaskStatus] = None, limit: Optional[int] = None) -> AsyncIterator[Task]:
-        """Every task (of ``status``), page after page."""
+    async def list(self, *, status: Optional[TaskStatus] = None, claimable: Optional[bool] = None, limit: Optional[int] = None) -> AsyncIterator[Task]:
+        """Every task (of ``status``; ``claimable=True``: only those a worker may take now), page after page."""
         cursor: Optional[str] = None
         while True:
-            answer = await self._lh._api.request("listTasks", query={"status": status, "limit": limit, "cursor": cursor})
+            query = {"status": status, "claimable": claimable_query(claimable), "limit": limit, "cursor": cursor}
+            answer = await self._lh._api.request("listTasks", query=query)
             page = cast(TaskList, answer.data)
             for task in page["data"]:
                 yield task
@@ -107,6 +109,20 @@ class AsyncTasks:
         lease = AsyncTaskLease(self._lh, claim, token, answer.headers.get("etag", etag))
         self._lh._scheduler.register(lease, TASK_CLAIM_DURATION, sent_at)
         return lease
+
+    async def revoke_claim(self, task_id: int, *, etag: Optional[str] = None, operation_id: Optional[str] = None) -> Task:
+        """Operator: ends the task's live claim now (needs ``tasks:admin``)."""
+        if etag is None:
+            etag = (await self.get(task_id))[1]
+        answer = await self._lh._api.request("revokeTaskClaim", path={"taskId": task_id}, headers={"If-Match": etag}, operation_id=operation_id)
+        return cast(Task, answer.data)
+
+    async def requeue(self, task_id: int, *, etag: Optional[str] = None, operation_id: Optional[str] = None) -> Task:
+        """Operator: revokes any live claim and puts the task back to ``Todo`` with ``attempts`` 0 (needs ``tasks:admin``)."""
+        if etag is None:
+            etag = (await self.get(task_id))[1]
+        answer = await self._lh._api.request("requeueTask", path={"taskId": task_id}, headers={"If-Match": etag}, operation_id=operation_id)
+        return cast(Task, answer.data)
 
     async def work(self, task_id: int, fn: Callable[[AsyncTaskLease], Awaitable[T]]) -> T:
         """Claims, awaits ``fn(lease)`` while renewed, completes with its result (releases when it raises)."""

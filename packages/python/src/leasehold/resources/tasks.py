@@ -17,6 +17,11 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+def claimable_query(claimable: Optional[bool]) -> Optional[str]:
+    """The ``claimable`` query value (``"true"``/``"false"``), or None to leave it out."""
+    return None if claimable is None else ("true" if claimable else "false")
+
+
 class TaskLease(LeaseState):
     """A claim on a task: ``fence``, ``lost``, ``raise_if_lost()``; ``with lease:`` releases it unless completed."""
 
@@ -110,11 +115,14 @@ class Tasks:
         answer = self._lh._api.request("getTask", path={"taskId": task_id})
         return cast(Task, answer.data), answer.headers.get("etag", "")
 
-    def list(self, *, status: Optional[TaskStatus] = None, limit: Optional[int] = None) -> Iterator[Task]:
-        """Every task (of ``status``), page after page, lazily."""
+    def list(self, *, status: Optional[TaskStatus] = None, claimable: Optional[bool] = None, limit: Optional[int] = None) -> Iterator[Task]:
+        """Every task (of ``status``; ``claimable=True``: only those a worker may take now, ``Todo``
+        or stalled, unclaimed and past their backoff; ``False`` or None: no such filter), page
+        after page, lazily."""
         cursor: Optional[str] = None
         while True:
-            page = cast(TaskList, self._lh._api.request("listTasks", query={"status": status, "limit": limit, "cursor": cursor}).data)
+            query = {"status": status, "claimable": claimable_query(claimable), "limit": limit, "cursor": cursor}
+            page = cast(TaskList, self._lh._api.request("listTasks", query=query).data)
             yield from page["data"]
             cursor = page["nextCursor"]
             if cursor is None:
@@ -150,6 +158,22 @@ class Tasks:
         lease = TaskLease(self._lh, claim, token, answer.headers.get("etag", etag))
         self._lh._track(lease, TASK_CLAIM_DURATION, sent_at)
         return lease
+
+    def revoke_claim(self, task_id: int, *, etag: Optional[str] = None, operation_id: Optional[str] = None) -> Task:
+        """Operator: ends the task's live claim now (``revoked``) so any worker may take it over
+        (needs ``tasks:admin``; reads the ETag first when none is given)."""
+        if etag is None:
+            etag = self.get(task_id)[1]
+        answer = self._lh._api.request("revokeTaskClaim", path={"taskId": task_id}, headers={"If-Match": etag}, operation_id=operation_id)
+        return cast(Task, answer.data)
+
+    def requeue(self, task_id: int, *, etag: Optional[str] = None, operation_id: Optional[str] = None) -> Task:
+        """Operator: revokes any live claim and puts the task back to ``Todo`` with ``attempts`` 0
+        (needs ``tasks:admin``; reads the ETag first when none is given)."""
+        if etag is None:
+            etag = self.get(task_id)[1]
+        answer = self._lh._api.request("requeueTask", path={"taskId": task_id}, headers={"If-Match": etag}, operation_id=operation_id)
+        return cast(Task, answer.data)
 
     def work(self, task_id: int, fn: Callable[[TaskLease], T], *, complete: bool = True) -> T:
         """Claims the task, runs ``fn(lease)`` while renewed, then completes it with ``fn``'s result
