@@ -23,9 +23,30 @@ function clientGroupOf(name) {
   return undefined;
 }
 
+/**
+ * The openapi-typescript maps of the whole spec. Rendered in full they are pages of tens of
+ * megabytes (every path's every answer, expanded): the reference shows what each one is and
+ * links to the HTTP API reference, which documents the same types from the spec itself.
+ */
+export const WIRE_MAPS = {
+  paths: 'Every path of the API and its operations, keyed by URL template.',
+  operations: 'Every operation of the API (parameters, request body, responses), keyed by operationId.',
+  components: 'Every schema, response, parameter and header of the spec.',
+};
+
+/** Replaces a wire map's members (thousands of generated lines) with a one-paragraph summary. */
+function summariseWireMap(project, reflection) {
+  for (const member of [...(reflection.children ?? [])]) project.removeReflection(member);
+  const text = `${WIRE_MAPS[reflection.name]} Generated from the OpenAPI spec by openapi-typescript: index it by key (\`${reflection.name}['…']\`). Its members are documented in the [API reference](https://leasehold.invalid/api-reference) and not repeated here (rendered in full, they run to tens of megabytes).`;
+  reflection.comment = new Comment([{ kind: 'text', text }]);
+}
+
 /** @param {import('typedoc').Application} app */
 export function load(app) {
   app.converter.on(Converter.EVENT_RESOLVE_BEGIN, (context) => {
+    for (const reflection of context.project.getReflectionsByKind(ReflectionKind.Interface | ReflectionKind.TypeAlias)) {
+      if (Object.hasOwn(WIRE_MAPS, reflection.name)) summariseWireMap(context.project, reflection);
+    }
     const unplaced = [];
     for (const module of context.project.getChildrenByKind(ReflectionKind.Module)) {
       // The modules are named for their folders (client/src, msw/src): name them for their packages.

@@ -130,6 +130,8 @@ const CLIENT_OUT = 'docs/client';
 const SERVER_DIST_CLIENT = 'packages/server/dist/docs/client';
 /** The URL docs/typedoc.config.mjs and docs/client-intro.md use for the API reference. */
 const API_REFERENCE_PLACEHOLDER = 'https://leasehold.invalid/api-reference';
+/** The largest page the SDK reference may have (it ships inside @leasehold/server). */
+const MAX_PAGE_BYTES = 1024 * 1024;
 /** The policy of docs/api-template.hbs (and the reference server's PAGE_CSP header). */
 function apiCsp() {
   const policy = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(readFileSync(join(root, TEMPLATE), 'utf8'))?.[1];
@@ -154,6 +156,8 @@ function finishClientReference(dir) {
     if (!html.includes('http-equiv="Content-Security-Policy"')) html = html.replace('<head>', `<head>${csp}`);
     const remote = remoteResources(html);
     if (remote.length > 0) throw new DocsError(`${relative(root, file)} would load resources from the network:\n  ${remote.join('\n  ')}`);
+    const bytes = Buffer.byteLength(html);
+    if (bytes > MAX_PAGE_BYTES) throw new DocsError(`${relative(root, file)} is ${(bytes / 1048576).toFixed(1)} MiB, over the ${MAX_PAGE_BYTES / 1048576} MiB a reference page may be (summarise the type in docs/typedoc-groups.mjs)`);
     writeFileSync(file, html);
   }
 }

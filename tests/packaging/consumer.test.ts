@@ -178,6 +178,15 @@ describe('the packed packages in a fresh npm project', () => {
     }
   });
 
+  it('packs light: the server tarball stays under 1.5 MB and no page of the SDK reference it carries is over 1 MiB', () => {
+    const server = packed.find((pkg) => pkg.name === '@leasehold/server')!;
+    expect(server.bytes, 'the @leasehold/server tarball, in bytes').toBeLessThanOrEqual(1.5 * 1000 * 1000);
+    const pages = [...server.files].filter(([path]) => path.startsWith('dist/docs/client/') && path.endsWith('.html'));
+    expect(pages.length, 'the SDK reference ships in the server package').toBeGreaterThan(10);
+    const heavy = pages.filter(([, file]) => file.data.length > 1024 * 1024).map(([path, file]) => `${path}: ${(file.data.length / 1048576).toFixed(1)} MiB`);
+    expect(heavy).toEqual([]);
+  });
+
   it('runs the installed bin on an embedded store directory: a write survives a stop and a restart', async () => {
     const data = join(work!, 'embedded-data');
     const start = async (): Promise<{ child: ChildProcess; url: string }> => {

@@ -6,6 +6,7 @@
  * coverage check only sees the answers validated in its own file.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ApiOperationId } from '@leasehold/protocol';
 import type { LeaseholdServerOptions } from '../../packages/server/src/index.js';
 import {
   ADMIN,
@@ -69,7 +70,15 @@ async function leased(h: TestServer, timeout: number | null = 30): Promise<{ lea
 }
 
 /** For each production operation: its success status, a valid request, and an invalid one. */
-const operations: Record<string, { success: number; read?: boolean; sample: Sample; invalid: { param: string; code?: string; make: Sample } }> = {
+/** What the matrix needs of one operation (a missing operation does not compile). */
+interface OperationCases {
+  success: number;
+  read?: boolean;
+  sample: Sample;
+  invalid: { param: string; code?: string; make: Sample };
+}
+
+const operations: Record<string, OperationCases> = {
   heartbeatClaims: {
     success: 200,
     sample: async () => ({ json: { ttl: 30 } }),
@@ -341,7 +350,7 @@ const operations: Record<string, { success: number; read?: boolean; sample: Samp
     },
     invalid: { param: 'handle', make: async () => ({ path: { spool: 'billing', handle: 'nope' } }) },
   },
-};
+} satisfies Record<ApiOperationId, OperationCases>;
 
 const specOperations = listOperations();
 const hasBody = (operationId: string) =>

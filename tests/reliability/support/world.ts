@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
+import type { ApiOperationId } from '@leasehold/protocol';
 import type { LeaseholdServer, Store } from '../../../packages/server/src/index.js';
 import { bundledSpec, listOperations } from '../../support/spec-validator.js';
 
@@ -212,7 +213,7 @@ export async function buildWorld(server: LeaseholdServer<Store>, apiKey: string,
 
 const enc = encodeURIComponent;
 
-/** One valid request per production operation against `world` (each would succeed if sent as is). */
+/** One valid request per production operation against `world` (each would succeed if sent as is; a missing operation does not compile). */
 export function validCalls(world: World): Record<string, PlainCall> {
   const auth = { authorization: `Bearer ${world.apiKey}` };
   const json = { ...auth, 'content-type': 'application/json' };
@@ -282,7 +283,7 @@ export function validCalls(world: World): Record<string, PlainCall> {
     ackMessage: { method: 'POST', segments: seg(`/v1/spools/${spool}/ack`), query: '', headers: { ...auth, 'spooler-lease': world.lease } },
     nackMessage: { method: 'POST', segments: seg(`/v1/spools/${spool}/nack`), query: '', headers: { ...json, 'spooler-lease': world.lease }, body: body({ delaySeconds: 0 }) },
     discardMessage: { method: 'DELETE', segments: seg(`/v1/spools/${spool}/messages/${world.queuedHandle}`), query: '', headers: { ...auth } },
-  };
+  } satisfies Record<ApiOperationId, PlainCall>;
 }
 
 /** One valid request per `/_control` operation against `world` (no credential: the levers take none). */
@@ -338,7 +339,7 @@ export const SUCCESS: Record<string, number> = {
   ackMessage: 204,
   nackMessage: 204,
   discardMessage: 204,
-};
+} satisfies Record<ApiOperationId, number>;
 
 /**
  * A snapshot of what the world's reads show: engine counts (idempotency records apart: a
