@@ -1,5 +1,6 @@
+import { LeaseholdError } from '../../core/errors/leasehold-error.js';
 import type { Lease } from '../lease.js';
-import { leaseControl } from '../lease-control.js';
+import { leaseControl, type LeaseHooks } from '../lease-control.js';
 import type { LeaseDeadline } from '../lease-deadline.js';
 
 /** What one pass over the registry found. */
@@ -58,6 +59,23 @@ export class LeaseRegistry {
   add(lease: Lease): void {
     lease[leaseControl].generation = ++this.#generation;
     this.#leases.set(lease.claimId, lease);
+  }
+
+  /**
+   * Registers `lease`, attached to `hooks`, unless this very lease is registered already (returns
+   * whether it was added). Refuses another lease with the same claimId, or one another scheduler renews.
+   */
+  adopt(lease: Lease, hooks: LeaseHooks): boolean {
+    const existing = this.get(lease.claimId);
+    if (existing === lease) return false;
+    if (existing !== undefined) throw new LeaseholdError(`Another lease with claimId ${lease.claimId} is already registered.`);
+    const control = lease[leaseControl];
+    if (control.hooks !== undefined && control.hooks !== hooks) {
+      throw new LeaseholdError(`Lease ${lease.claimId} is registered with another scheduler.`);
+    }
+    control.attach(hooks);
+    this.add(lease);
+    return true;
   }
 
   /** Removes this very lease object; returns whether it was registered. */

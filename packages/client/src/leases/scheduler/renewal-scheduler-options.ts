@@ -73,9 +73,9 @@ export function checkSchedulerOptions(options: RenewalSchedulerOptions): number 
 
 /** Payload of the scheduler's `stall` event. */
 export interface StallEvent {
-  /** How late the scheduler's timer fired, in ms. */
+  /** How long the event loop had not run when it was seen again, in ms: at least the stall, at most a tenth of `thresholdMs` more. */
   delayMs: number;
-  /** The lateness that counts as a stall: a third of the shortest registered lease. */
+  /** The gap that counts as a stall: a third of the shortest registered lease. */
   thresholdMs: number;
   /** Leases aborted with reason `deadline` because their local deadline passed during the stall. */
   expired: number;

@@ -160,10 +160,11 @@ describe('event-loop stalls', () => {
     scheduler.on('stall', (event) => seen.push({ ...event, abortedFirst: lease.signal.aborted }));
     clock.stall(40_000); // the loop was blocked: no timer ran
     await vi.advanceTimersByTimeAsync(10_000);
-    expect(seen).toEqual([{ delayMs: 40_000, thresholdMs: 10_000, expired: 1, abortedFirst: true }]);
+    // Measured since the loop was last seen (t = 0): the first probe, due at 1 s, ran at 41 s.
+    expect(seen).toEqual([{ delayMs: 41_000, thresholdMs: 10_000, expired: 1, abortedFirst: true }]);
     expect(lease.signal.reason).toMatchObject({ reason: 'deadline' });
     expect(heartbeat.calls).toHaveLength(0);
-    expect(logger.warn).toHaveBeenCalledWith(expect.stringContaining('stalled'), expect.objectContaining({ delayMs: 40_000 }));
+    expect(logger.warn).toHaveBeenCalledWith(expect.stringContaining('stalled'), expect.objectContaining({ delayMs: 41_000 }));
     expect(scheduler.stats()).toMatchObject({ stalls: 1, lost: expect.objectContaining({ deadline: 1 }) });
   });
 
@@ -175,9 +176,45 @@ describe('event-loop stalls', () => {
     scheduler.on('stall', (event) => stalls.push(event.delayMs));
     clock.stall(12_000);
     await vi.advanceTimersByTimeAsync(10_000);
-    expect(stalls).toEqual([12_000]);
+    expect(stalls).toEqual([13_000]); // at most a tenth of the threshold more than the stall
+
     expect(lease.status).toBe('held');
     expect(heartbeat.calls).toHaveLength(1);
+  });
+
+  it('reports a 15 s stall on a 30 s lease that begins just after a heartbeat (long before the next is due)', async () => {
+    const clock = stalledClock();
+    const { scheduler, heartbeat, acquire } = setup({ now: clock.now, jitter: 0 });
+    const { lease } = acquire();
+    heartbeat.answerHeld(() => [lease]);
+    await vi.advanceTimersByTimeAsync(10_001); // the heartbeat at 10 s was answered; the next is due at 20 s
+    expect(heartbeat.calls).toHaveLength(1);
+    const stalls: Array<{ delayMs: number; thresholdMs: number; expired: number }> = [];
+    scheduler.on('stall', (event) => stalls.push(event));
+    clock.stall(15_000);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(stalls).toHaveLength(1);
+    expect(stalls[0]).toMatchObject({ thresholdMs: 10_000, expired: 0 });
+    expect(stalls[0]!.delayMs).toBeGreaterThanOrEqual(15_000);
+    expect(stalls[0]!.delayMs).toBeLessThanOrEqual(16_000);
+    expect(lease.status).toBe('held');
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(stalls).toHaveLength(1); // once
+  });
+
+  it('reports a 12 s stall on a 6 s lease even when the lease is found lost first (read by the caller)', async () => {
+    const clock = stalledClock();
+    const { scheduler, acquire } = setup({ now: clock.now });
+    const { lease } = acquire({}, 6_000);
+    const stalls: Array<{ delayMs: number; thresholdMs: number; expired: number }> = [];
+    scheduler.on('stall', (event) => stalls.push(event));
+    await vi.advanceTimersByTimeAsync(100);
+    clock.stall(12_000);
+    expect(lease.status).toBe('lost'); // the caller's read comes before any timer
+    expect(stalls).toEqual([{ delayMs: 12_100, thresholdMs: 2_000, expired: 1 }]); // since last seen, at 0
+    expect(scheduler.size).toBe(0);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(stalls).toHaveLength(1);
   });
 
   it('does not report ordinary timer jitter', async () => {

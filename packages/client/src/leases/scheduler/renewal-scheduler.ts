@@ -1,10 +1,8 @@
 import { AbortError, TimeoutError } from '../../core/errors/index.js';
-import { LeaseholdError } from '../../core/errors/leasehold-error.js';
 import { ClientClosedError } from '../../core/transport/client-closed-error.js';
 import type { Lease } from '../lease.js';
 import { leaseControl, type LeaseHooks } from '../lease-control.js';
 import { defaultDriftMarginMs } from '../lease-deadline.js';
-import { spaceClaimDurationMs } from '../lease-kind.js';
 import type { Listener } from '../typed-emitter.js';
 import { AbandonedLeases } from './abandoned-leases.js';
 import { leaseHooks, releaseAll } from './lease-hooks.js';
@@ -14,9 +12,11 @@ import type { HeartbeatFlight } from './heartbeat-flight.js';
 import { HeartbeatSender } from './heartbeat-sender.js';
 import { HeartbeatRetries } from './heartbeat-retries.js';
 import { LeaseRegistry } from './lease-registry.js';
+import { RenewalCadence } from './renewal-cadence.js';
 import { checkSchedulerOptions, type HeartbeatResponse, type RenewalSchedulerEvents, type RenewalSchedulerOptions } from './renewal-scheduler-options.js';
 import type { RenewalStats } from './renewal-stats.js';
 import { SchedulerReports } from './scheduler-reports.js';
+import { StallWatch } from './stall-watch.js';
 import { globalTimers, WakeTimer } from './wake-timer.js';
 
 /** How long a lease this client gave up on is kept for a release attempt. */
@@ -39,8 +39,7 @@ export class RenewalScheduler {
   readonly #sender: HeartbeatSender;
   readonly #ttl: number;
   readonly #clock: () => number;
-  readonly #random: () => number;
-  readonly #jitter: number;
+  readonly #cadence: RenewalCadence;
   readonly #retries: HeartbeatRetries;
   readonly #attemptTimeoutMs: number | undefined;
   readonly #reports: SchedulerReports;
@@ -49,6 +48,7 @@ export class RenewalScheduler {
   /** Leases given up on (local deadline passed, or release failed): released once the server answers. */
   readonly #abandoned: AbandonedLeases;
   readonly #timer: WakeTimer;
+  readonly #stalls = new StallWatch();
   #nextHeartbeatAt = Infinity;
   #flight: HeartbeatFlight | undefined;
   #closing: Promise<void> | undefined;
@@ -59,20 +59,20 @@ export class RenewalScheduler {
     this.#ttl = ttl;
     const now = options.now;
     this.#clock = now ? () => now() : () => performance.now();
-    this.#random = options.random ?? Math.random;
-    this.#jitter = options.jitter ?? 0.1;
+    this.#cadence = new RenewalCadence(ttl, options.jitter ?? 0.1, options.random ?? Math.random);
     this.#reports = new SchedulerReports(options.logger, options.observer);
     const log = this.#reports.log.bind(this.#reports);
     this.#retries = new HeartbeatRetries(options.retry, options.isTransient, log);
     this.#attemptTimeoutMs = options.attemptTimeoutMs;
-    this.#timer = new WakeTimer(options.timers ?? globalTimers, this.#clock, (lateByMs) => this.#tick(lateByMs));
+    this.#timer = new WakeTimer(options.timers ?? globalTimers, this.#clock, () => this.#tick());
     this.#abandoned = new AbandonedLeases(log);
-    const timing = { now: this.#clock, driftMarginMs: options.driftMarginMs ?? defaultDriftMarginMs, atRiskLeadMs: (d: number) => (d / 3) * (1 + this.#jitter) };
+    const timing = { now: this.#clock, driftMarginMs: options.driftMarginMs ?? defaultDriftMarginMs, atRiskLeadMs: (d: number) => this.#cadence.atRiskLeadMs(d) };
     this.#hooks = leaseHooks(
       {
         reports: this.#reports,
         has: (lease) => this.#leases.has(lease),
         changed: (lease) => {
+          this.#sawLoop(this.now());
           this.#note(lease, 1);
           this.#arm();
         },
@@ -101,23 +101,16 @@ export class RenewalScheduler {
     if (this.#closing) throw new ClientClosedError();
     const control = lease[leaseControl];
     if (!control.active) return;
-    const existing = this.#leases.get(lease.claimId);
-    if (existing !== undefined && existing !== lease) {
-      throw new LeaseholdError(`Another lease with claimId ${lease.claimId} is already registered.`);
-    }
-    if (existing === undefined) {
+    this.#sawLoop(this.now());
+    if (this.#leases.adopt(lease, this.#hooks)) {
       // The same claim adopted again (a replayed acquire): no longer abandoned.
       this.#abandoned.delete(lease.claimId);
-      if (control.hooks !== undefined && control.hooks !== this.#hooks) {
-        throw new LeaseholdError(`Lease ${lease.claimId} is registered with another scheduler.`);
-      }
-      control.attach(this.#hooks);
-      this.#leases.add(lease);
+      this.#stalls.start(this.now());
     }
     control.renewed(grant.sentAt, grant.durationMs, {}, 'register');
     if (!control.active) return;
-    this.#note(lease, this.#nextHeartbeatAt === Infinity ? this.#jitterFactor() : 1);
-    if (this.#nextHeartbeatAt === Infinity) this.#nextHeartbeatAt = this.now() + this.#idleCadenceMs();
+    this.#note(lease, this.#nextHeartbeatAt === Infinity ? this.#cadence.jitterFactor() : 1);
+    if (this.#nextHeartbeatAt === Infinity) this.#nextHeartbeatAt = this.now() + this.#cadence.idleCadenceMs();
     this.#arm();
   }
 
@@ -170,6 +163,8 @@ export class RenewalScheduler {
   }
 
   #forget(lease: Lease): boolean {
+    if (!this.#leases.has(lease)) return false;
+    this.#sawLoop(this.now());
     if (!this.#leases.delete(lease)) return false;
     lease[leaseControl].attach(undefined);
     if (this.#leases.size === 0) this.#idle();
@@ -179,6 +174,7 @@ export class RenewalScheduler {
   /** No lease left (or closed): zero timers, nothing in flight. */
   #idle(): void {
     this.#timer.clear();
+    this.#stalls.stop();
     const flight = this.#flight;
     this.#flight = undefined;
     flight?.abandon(new AbortError('Heartbeat cancelled: no lease left to renew.'));
@@ -198,16 +194,29 @@ export class RenewalScheduler {
     if (this.#closing || this.#leases.size === 0) return this.#timer.clear();
     const flight = this.#flight;
     const { earliestDeadline, earliestAtRisk } = this.#leases;
-    this.#timer.wakeBy(Math.min(earliestDeadline, earliestAtRisk, flight ? flight.timeoutAt : this.#nextHeartbeatAt));
+    const probe = this.#stalls.wakeBy(this.#cadenceMs());
+    this.#timer.wakeBy(Math.min(earliestDeadline, earliestAtRisk, probe, flight ? flight.timeoutAt : this.#nextHeartbeatAt));
   }
 
-  #tick(lateByMs: number): void {
+  /**
+   * The loop runs now: when it had not run for longer than a third of the shortest lease, leases
+   * whose local deadline passed meanwhile are aborted first, then the stall is reported (once).
+   */
+  #sawLoop(now: number): void {
+    const thresholdMs = this.#cadenceMs();
+    const stalledMs = this.#stalls.seen(now, thresholdMs);
+    if (stalledMs === undefined) return;
+    const { lost: expired } = this.#leases.scan(now, { atRisk: true });
+    this.#reports.stall(stalledMs, thresholdMs, expired);
+  }
+
+  #tick(): void {
     if (this.#closing || this.#leases.size === 0) return;
     const now = this.now();
-    const thresholdMs = this.#cadenceMs();
-    // Leases whose local deadline passed (during a stall, say) are aborted before anything else.
-    const { lost: expired } = this.#leases.scan(now, { atRisk: true });
-    if (lateByMs > thresholdMs) this.#reports.stall(lateByMs, thresholdMs, expired);
+    this.#sawLoop(now);
+    // The cached bounds are lower bounds: nothing can be due before them, so most wake-ups skip the pass.
+    const { earliestDeadline, earliestAtRisk } = this.#leases;
+    if (now >= earliestDeadline || now >= earliestAtRisk) this.#leases.scan(now, { atRisk: true });
     const flight = this.#flight;
     if (flight && now >= flight.timeoutAt) this.#timeOut(flight, now);
     if (!this.#closing && !this.#flight && this.#leases.size > 0 && now >= this.#nextHeartbeatAt) this.#sendHeartbeat(now);
@@ -238,6 +247,8 @@ export class RenewalScheduler {
 
   #onSettled(flight: HeartbeatFlight, handle: () => void): void {
     if (this.#closing || this.#flight !== flight) return;
+    this.#sawLoop(this.now());
+    if (this.#flight !== flight) return;
     this.#flight = undefined;
     handle();
     this.#arm();
@@ -256,9 +267,9 @@ export class RenewalScheduler {
     });
     if (applied.stopped) return;
     this.#abandoned.retry(now);
-    const factor = this.#jitterFactor();
+    const factor = this.#cadence.jitterFactor();
     const scan = this.#leases.scan(now, { atRisk: true, missingFrom: flight, factor });
-    const idleDue = flight.sentAt + factor * this.#idleCadenceMs();
+    const idleDue = flight.sentAt + factor * this.#cadence.idleCadenceMs();
     this.#nextHeartbeatAt = this.#leases.size === 0 ? Infinity : Math.max(now, scan.due === Infinity ? idleDue : scan.due);
     this.#reports.answered(now - flight.sentAt, response.results.length, applied.renewed, applied.lost + scan.lost);
   }
@@ -277,7 +288,7 @@ export class RenewalScheduler {
     const failure = this.#retries.next(error, {
       cadenceMs: this.#cadenceMs(),
       untilDeadlineMs: this.#leases.earliestDeadline - now,
-      factor: this.#jitterFactor(),
+      factor: this.#cadence.jitterFactor(),
     });
     this.#nextHeartbeatAt = now + failure.retryInMs;
     this.#reports.retrying(failure);
@@ -285,15 +296,6 @@ export class RenewalScheduler {
 
   /** A third of the shortest registered lease (or of the space-claim ttl when none expires). */
   #cadenceMs(): number {
-    const shortest = this.#leases.shortestTermMs;
-    return Number.isFinite(shortest) ? shortest / 3 : this.#idleCadenceMs();
-  }
-
-  #idleCadenceMs(): number {
-    return spaceClaimDurationMs(this.#ttl) / 3;
-  }
-
-  #jitterFactor(): number {
-    return 1 + this.#jitter * (2 * this.#random() - 1);
+    return this.#cadence.cadenceMs(this.#leases.shortestTermMs);
   }
 }
