@@ -82,9 +82,9 @@ module.exports = {
     {
       name: 'msw-uses-the-server-surface',
       severity: 'error',
-      comment: '@leasehold/msw reuses the server through its public entry, never its internals.',
+      comment: '@leasehold/msw bundles the portable reference server (packages/server/src/portable.ts: app, engine, memory store) and nothing else of the server: no SQL store, CLI, metrics or logs.',
       from: { path: '^packages/msw/src/' },
-      to: { path: '^packages/server/src/', pathNot: '^packages/server/src/index\\.ts$' },
+      to: { path: '^packages/server/src/', pathNot: '^packages/server/src/portable\\.ts$' },
     },
     // The client's layers (docs/architecture.md, "The client"): core < resources < leases < the
     // domains (spaces, tasks, spools) < client/ (the composition root) < the entry points.
@@ -147,7 +147,7 @@ module.exports = {
     {
       name: 'msw-root-entry-is-browser-safe',
       severity: 'error',
-      comment: '@leasehold/msw\'s root entry runs under setupWorker: none of its modules imports a node: module or undici (only ./dispatcher is Node-only; the server it imports resolves to its browser entry there).',
+      comment: '@leasehold/msw\'s root entry runs under setupWorker: none of its modules imports a node: module or undici (only ./dispatcher is Node-only; the portable server it bundles uses Web APIs only).',
       from: { path: '^packages/msw/src/(?!dispatcher)', pathNot: '\\.test\\.ts$|/test-kit\\.ts$' },
       to: { path: '^node:|^(fs|path|crypto|http|net|stream|child_process|util)$|(^|/)node_modules/undici/|^packages/msw/src/dispatcher' },
     },

@@ -30,6 +30,7 @@ export default defineConfig({
     alias: [
       { find: /^@leasehold\/client$/, replacement: source('./packages/client/src/index.ts') },
       { find: /^@leasehold\/server$/, replacement: source('./packages/server/src/index.ts') },
+      { find: /^@leasehold\/server\/portable$/, replacement: source('./packages/server/src/portable.ts') },
       { find: /^@leasehold\/msw$/, replacement: source('./packages/msw/src/index.ts') },
       { find: /^@leasehold\/msw\/dispatcher$/, replacement: source('./packages/msw/src/dispatcher.ts') },
       { find: /^@leasehold\/protocol$/, replacement: source('./packages/protocol/src/index.ts') },

@@ -13,6 +13,8 @@
 //     (`--profile node16`, CommonJS included, less its `cjs-resolves-to-esm` rule: the packages
 //     are ESM only, one module instance, and Node ≥ 20.19 — their `engines` — loads them with
 //     `require()`; tests/packaging's consumer test runs `require()` and TS nodenext CJS for real);
+//   - @leasehold/msw, which bundles the server's portable part, on exactly the server's ranges of
+//     that part's dependencies;
 //   - the client's packed size against its budget (scripts/client-size.mjs).
 // Usage: node scripts/check-packages.mjs [--skip-build] [--keep <dir>]
 //   --skip-build  pack what dist/ holds (`pnpm check` builds just before)
@@ -31,7 +33,8 @@ import { ROOT, packPackages } from './pack-packages.mjs';
 const EXPECTED = {
   '@leasehold/client': { dependencies: ['undici'], peerDependencies: ['@opentelemetry/api'] },
   '@leasehold/server': { dependencies: ['@electric-sql/pglite', '@noble/hashes', 'pg', 'pino', 'prom-client', 'sorted-btree', 'zod'], peerDependencies: [], bin: { 'leasehold-server': 'dist/cli.js' } },
-  '@leasehold/msw': { dependencies: ['@leasehold/server'], peerDependencies: ['msw', 'undici'] },
+  // msw bundles the server's portable part (packages/server/src/portable.ts), so it needs that part's own dependencies only.
+  '@leasehold/msw': { dependencies: ['@noble/hashes', 'sorted-btree', 'zod'], peerDependencies: ['msw', 'undici'] },
 };
 const DEPENDENCY_FIELDS = ['dependencies', 'peerDependencies', 'optionalDependencies', 'devDependencies'];
 const UNRESOLVED_RANGE = /^(workspace|catalog|link|file|portal):/;
@@ -70,6 +73,15 @@ function importSpecifiers(source) {
 const builtins = new Set(builtinModules);
 const packageNameOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 
+/** msw bundles the server's portable part: it must run on the same dependency ranges the server declares. */
+function checkBundledServerRanges(mswManifest, serverManifest) {
+  for (const dep of EXPECTED['@leasehold/msw'].dependencies) {
+    const want = serverManifest.dependencies?.[dep];
+    const got = mswManifest.dependencies?.[dep];
+    if (got !== want) fail('@leasehold/msw', `depends on ${dep} "${got}", the server on "${want}": the bundled portable server needs the server's own range`);
+  }
+}
+
 function checkManifest(packed, manifest) {
   const name = packed.name;
   const expected = EXPECTED[name];
@@ -82,10 +94,6 @@ function checkManifest(packed, manifest) {
     const actual = Object.keys(manifest[field] ?? {}).sort();
     const want = [...expected[field]].sort();
     if (actual.join() !== want.join()) fail(name, `${field} are [${actual.join(', ')}], expected [${want.join(', ')}]`);
-  }
-  if (name === '@leasehold/msw') {
-    const server = manifest.dependencies?.['@leasehold/server'];
-    if (server !== packed.version) fail(name, `depends on @leasehold/server "${server}", expected exactly its own version ${packed.version} (the packages version together)`);
   }
   if (manifest.type !== 'module') fail(name, 'is not "type": "module"');
   if (manifest.license !== 'MIT') fail(name, `license is ${manifest.license}, expected MIT`);
@@ -215,8 +223,10 @@ const destination = keep ? resolve(keep) : mkdtempSync(join(tmpdir(), 'leasehold
 try {
   console.log(`check:packages: pnpm pack → ${destination}`);
   const packages = packPackages(destination);
+  const manifests = new Map();
   for (const packed of packages) {
     const manifest = JSON.parse(packed.files.get('package.json').data.toString('utf8'));
+    manifests.set(packed.name, manifest);
     checkManifest(packed, manifest);
     checkFiles(packed, manifest);
     if (packed.name === '@leasehold/server') checkServerContents(packed);
@@ -228,6 +238,7 @@ try {
         ` publint: ${publintMessages === 0 ? 'clean' : `${publintMessages} message(s)`}; attw (node16, CJS via require(esm)): ${attwPassed ? 'no problems' : 'PROBLEMS'}`,
     );
   }
+  checkBundledServerRanges(manifests.get('@leasehold/msw'), manifests.get('@leasehold/server'));
   const client = packages.find((packed) => packed.name === '@leasehold/client');
   const size = measureTarball(client.tarball);
   console.log(`  @leasehold/client packed size ${kib(size.packedBytes)} of its ${kib(PACKED_BUDGET_BYTES)} budget`);

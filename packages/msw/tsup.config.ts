@@ -1,12 +1,25 @@
 import { defineConfig } from 'tsup';
 
+/** Where the bundled workspace packages' sources are (the portable part of the server only). */
+const PORTABLE_SOURCES = {
+  '@leasehold/protocol': ['../protocol/src/index.ts'],
+  '@leasehold/server/portable': ['../server/src/portable.ts'],
+};
+
 export default defineConfig({
   entry: ['src/index.ts', 'src/dispatcher.ts'],
   format: ['esm'],
-  // @leasehold/protocol is private (never published): its code and declaration types are bundled in.
-  // (resolved to its sources, not through node_modules, which the declaration bundler would keep external).
-  dts: { compilerOptions: { paths: { '@leasehold/protocol': ['../protocol/src/index.ts'] } } },
-  noExternal: ['@leasehold/protocol'],
+  // The mock carries its own copy of the portable reference server (app, engine, memory store: Web
+  // APIs only; `@leasehold/server/portable` in the sources names packages/server/src/portable.ts,
+  // a workspace specifier that never reaches the bundle) instead of depending on `@leasehold/server`,
+  // whose SQL stores, CLI, metrics and logs (PostgreSQL drivers, PGlite, pino, prom-client) a test
+  // suite never runs. @leasehold/protocol is private (never published) and bundled in the same way.
+  // Both resolve to their sources, not through node_modules (which the declaration bundler would keep external).
+  dts: { compilerOptions: { paths: PORTABLE_SOURCES } },
+  esbuildOptions(options) {
+    options.alias = { ...options.alias, '@leasehold/server/portable': '../server/src/portable.ts' };
+  },
+  noExternal: ['@leasehold/protocol', '@leasehold/server/portable'],
   // The published bundle is plain, unminified ESM; no source maps (they would point at sources that do not ship).
   sourcemap: false,
   clean: true,
@@ -14,6 +27,6 @@ export default defineConfig({
   tsconfig: 'tsconfig.build.json',
   // Keep `node:` specifiers: bundlers then never mistake a builtin for an npm polyfill.
   removeNodeProtocol: false,
-  // The reference server is a dependency and msw/undici are peers: never bundle them.
-  external: ['msw', 'msw/node', 'undici', '@leasehold/server'],
+  // msw and undici are peers: never bundle them.
+  external: ['msw', 'msw/node', 'undici'],
 });

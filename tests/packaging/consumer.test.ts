@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIfStale, packPackages, type PackedPackage } from '../../scripts/pack-packages.mjs';
+import { installCost } from './support/install-size.js';
 
 const FIXTURE = fileURLToPath(new URL('./consumer/', import.meta.url));
 /** What the consumer installs besides the tarballs (the versions of the workspace's catalog). */
@@ -168,8 +169,9 @@ describe('the packed packages in a fresh npm project', () => {
       const manifest = pkg.files.get('package.json')!.data.toString('utf8');
       expect(manifest, pkg.name).not.toMatch(/"(workspace|catalog):/);
     }
+    // The mock bundles the portable reference server: no dependency on @leasehold/server (its drivers, PGlite, pino, prom-client).
     const msw = JSON.parse(packed.find((pkg) => pkg.name === '@leasehold/msw')!.files.get('package.json')!.data.toString('utf8'));
-    expect(msw.dependencies['@leasehold/server']).toBe(packed.find((pkg) => pkg.name === '@leasehold/server')!.version);
+    expect(Object.keys(msw.dependencies).sort()).toEqual(['@noble/hashes', 'sorted-btree', 'zod']);
     // The SQL stores' drivers are runtime dependencies of the server (not dev-only): `--store` works from the tarball.
     const serverManifest = JSON.parse(packed.find((pkg) => pkg.name === '@leasehold/server')!.files.get('package.json')!.data.toString('utf8'));
     for (const dependency of ['@electric-sql/pglite', 'pg']) {
@@ -185,6 +187,14 @@ describe('the packed packages in a fresh npm project', () => {
     expect(pages.length, 'the SDK reference ships in the server package').toBeGreaterThan(10);
     const heavy = pages.filter(([, file]) => file.data.length > 1024 * 1024).map(([path, file]) => `${path}: ${(file.data.length / 1048576).toFixed(1)} MiB`);
     expect(heavy).toEqual([]);
+  });
+
+  it('installs light: @leasehold/msw adds at most 20 MB beyond msw itself, and no database code', () => {
+    const cost = installCost(project, '@leasehold/msw', ['msw']);
+    const top = cost.packages.slice(0, 5).map(([dir, bytes]) => `${dir} ${(bytes / 1e6).toFixed(1)} MB`);
+    expect(cost.bytes, `what @leasehold/msw installs beyond msw (largest: ${top.join(', ')})`).toBeLessThanOrEqual(20 * 1000 * 1000);
+    const names = cost.packages.map(([dir]) => dir.replace(/^.*node_modules\//, ''));
+    for (const heavy of ['@leasehold/server', '@electric-sql/pglite', 'pg', 'pino', 'prom-client']) expect(names, heavy).not.toContain(heavy);
   });
 
   it('runs the installed bin on an embedded store directory: a write survives a stop and a restart', async () => {

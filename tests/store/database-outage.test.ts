@@ -38,7 +38,6 @@ interface Exchange {
   idem: string;
   status: number;
   retryAfter: string | null;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
   problems: string[];
 }

@@ -1,4 +1,4 @@
-import type { LeaseholdServer } from '@leasehold/server';
+import type { LeaseholdServer } from '@leasehold/server/portable';
 import { pathUnderBase, type BaseUrl } from './base-url.js';
 import { leaseWatchOf } from './lease-watch.js';
 

@@ -1,4 +1,4 @@
-import type { LeaseholdServer } from '@leasehold/server';
+import type { LeaseholdServer } from '@leasehold/server/portable';
 import { http, type HttpHandler } from 'msw';
 import { answerFetch } from './answer-fetch.js';
 import { baseUrlPattern, parseBaseUrl } from './base-url.js';

@@ -35,6 +35,6 @@ export {
 } from './typed-http.js';
 export { leaseholdError, type LeaseholdErrorEnvelope, type LeaseholdErrorOptions } from './error-response.js';
 /** The reference server's types, re-exported so tests need no direct dependency on it. */
-export type { Fault, FaultRule, LeaseholdServer, LeaseholdServerOptions } from '@leasehold/server';
+export type { Fault, FaultRule, LeaseholdServer, LeaseholdServerOptions } from '@leasehold/server/portable';
 /** Wire types of the Leasehold API. */
 export type { paths, components, operations } from '@leasehold/protocol';

@@ -1,5 +1,5 @@
 import { leaseGrants, type LeaseKind } from '@leasehold/protocol';
-import { operationAt, type LeaseholdServer } from '@leasehold/server';
+import { operationAt, type LeaseholdServer } from '@leasehold/server/portable';
 
 /** The kinds of lease the API grants (owned by `@leasehold/protocol`). */
 export type { LeaseKind } from '@leasehold/protocol';

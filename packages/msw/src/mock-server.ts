@@ -1,4 +1,4 @@
-import { createLeaseholdServer, type LeaseholdServer, type LeaseholdServerOptions } from '@leasehold/server';
+import { createLeaseholdServer, type LeaseholdServer, type LeaseholdServerOptions } from '@leasehold/server/portable';
 
 /**
  * Options of a reference server built for a mock. Same as the server's own options, except

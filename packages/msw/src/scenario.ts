@@ -1,4 +1,4 @@
-import type { Fault, FaultRule, LeaseholdServer } from '@leasehold/server';
+import type { Fault, FaultRule, LeaseholdServer } from '@leasehold/server/portable';
 import { durationMs, type Duration } from '@leasehold/protocol';
 import { leaseWatchOf, type LeaseKind } from './lease-watch.js';
 import { requireOperationId, type LeaseholdOperationId } from './operation-id.js';

@@ -18,7 +18,6 @@ const SPOOL = 'durable';
 interface Answer {
   status: number;
   headers: Headers;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
 }
 

@@ -121,7 +121,6 @@ export class Leasehold extends LeaseholdClient {
  * `Leasehold.TaskWorkContext`, ...): everything a signature of the client mentions that is not a
  * root export.
  */
-// eslint-disable-next-line @typescript-eslint/no-namespace
 export declare namespace Leasehold {
   export {
     type AcquireOptions as AcquireOptions,

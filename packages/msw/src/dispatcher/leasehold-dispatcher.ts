@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { LeaseholdServer } from '@leasehold/server';
+import type { LeaseholdServer } from '@leasehold/server/portable';
 import { Dispatcher, errors } from 'undici';
 import { parseBaseUrl, pathUnderBase, type BaseUrl } from '../base-url.js';
 import { leaseWatchOf } from '../lease-watch.js';
