@@ -6,7 +6,7 @@
  * equal the memory engine's.
  */
 import { expect } from 'vitest';
-import type { Claim, LeaseEvent, ReceivedMessage } from '../../packages/server/src/engine/index.js';
+import type { Claim, LeaseEvent, Message, ReceivedMessage } from '../../packages/server/src/engine/index.js';
 import { SCOPE, SPACE, SPACE_B, describeStores, type World } from './support/world.js';
 
 const acquire = (w: World, key: string, holder: string, extra: Record<string, unknown> = {}) =>
@@ -127,7 +127,7 @@ describeStores('activity', {
   "a queue's leased messages and who holds them": async (w) => {
     await w.ok((ops) => ops.spools.createSpool({ credential: w.admin, name: 'billing' }));
     await w.ok((ops) => ops.spools.putQueue({ credential: w.admin, spool: 'billing', queue: 'invoices', leaseTimeoutSeconds: 30 }));
-    const sent = [];
+    const sent: Message[] = [];
     for (let i = 0; i < 3; i++) sent.push(await w.ok((ops) => ops.spools.send({ credential: w.admin, spool: 'billing', queue: 'invoices', body: i })));
     const receive = (holderSession?: string) =>
       w.ok((ops) => ops.spools.receive({ credential: w.admin, spool: 'billing', queue: 'invoices', holderSession })) as Promise<ReceivedMessage>;
