@@ -13,7 +13,7 @@ from ._exceptions import ClientClosedError, ConflictError, LeaseholdError, Lease
 from ._generated.types import Claim, ReleasedClaim, ScopeCancellation
 from ._idempotency import generate_idempotency_key
 from ._lease_errors import lease_lost_reason_of
-from ._replayed_grant import Grant, async_acquire_unless_ended
+from ._replayed_grant import Grant, async_acquire_unless_ended, forget_operation
 from ._ride_through import Flag, Ride, async_ride_through, log
 from ._spaces import SpaceLeaseBase, acquire_body, space_grant_duration
 
@@ -120,7 +120,8 @@ class AsyncClaimHandle:
         key = [generate_idempotency_key()]
 
         async def send(fresh: bool) -> Grant[AsyncSpaceLease]:
-            if fresh:
+            if fresh:  # the replay named an ended lease: forget its key now, then acquire anew
+                forget_operation(self._run._lh._api.idempotency_store, operation_id)
                 key[0] = generate_idempotency_key()
             return await self._grant(wait, operation_id, key[0])
 

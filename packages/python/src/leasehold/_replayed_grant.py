@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Generic, Optional, TypeVar
 
 from ._exceptions import LeaseholdError, LeaseLostError
+from ._idempotency import IdempotencyStore
 from ._lease_state import LeaseState
 from ._ride_through import log
 
@@ -26,6 +27,13 @@ class Grant(Generic[L]):
     lease: L
     replayed: bool
     fresh: bool
+
+
+def forget_operation(store: Optional[IdempotencyStore], operation_id: Optional[str]) -> None:
+    """Deletes the stored key of ``operation_id`` before an acquire that must be new (the lease's
+    own forgetting may still be under way on the renewal thread)."""
+    if store is not None and operation_id is not None:
+        store.delete(operation_id)
 
 
 def ended_locally(lease: LeaseState) -> Optional[bool]:

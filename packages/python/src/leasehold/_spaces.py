@@ -16,7 +16,7 @@ from ._generated.types import Claim, ReleasedClaim, ScopeCancellation
 from ._idempotency import generate_idempotency_key
 from ._lease_errors import lease_lost_reason_of
 from ._lease_state import LeaseState
-from ._replayed_grant import Grant, acquire_unless_ended
+from ._replayed_grant import Grant, acquire_unless_ended, forget_operation
 from ._ride_through import Ride, log, ride_through
 from ._server_time import grant_duration
 
@@ -158,7 +158,8 @@ class ClaimHandle:
         key = [generate_idempotency_key()]
 
         def send(fresh: bool) -> Grant[SpaceLease]:
-            if fresh:
+            if fresh:  # the replay named an ended lease: forget its key now, then acquire anew
+                forget_operation(self._run._lh._api.idempotency_store, operation_id)
                 key[0] = generate_idempotency_key()
             return self._grant(wait, operation_id, key[0])
 

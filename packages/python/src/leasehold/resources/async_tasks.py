@@ -12,7 +12,7 @@ from .._generated.types import Task, TaskClaim, TaskClaimRelease, TaskList, Task
 from .._idempotency import generate_idempotency_key
 from .._lease_errors import lease_lost_reason_of
 from .._lease_state import TASK_CLAIM_DURATION, LeaseState
-from .._replayed_grant import Grant, async_acquire_unless_ended
+from .._replayed_grant import Grant, async_acquire_unless_ended, forget_operation
 from .._ride_through import Flag
 from .._server_time import grant_duration, parse_utc, server_remaining
 from .async_task_work import AsyncTaskWorkContext, async_work_on_task
@@ -197,7 +197,8 @@ class AsyncTasks:
         tries = [0]
 
         async def send(fresh: bool) -> Grant[AsyncTaskLease]:
-            if fresh:
+            if fresh:  # the replay named an ended lease: forget its key now, then acquire anew
+                forget_operation(self._lh._api.idempotency_store, operation_id)
                 key[0] = generate_idempotency_key()
             etag = await etag_for(tries[0])
             tries[0] += 1

@@ -13,7 +13,7 @@ from .._generated.types import Task, TaskClaim, TaskClaimRelease, TaskList, Task
 from .._idempotency import generate_idempotency_key
 from .._lease_errors import lease_lost_reason_of
 from .._lease_state import TASK_CLAIM_DURATION, LeaseState
-from .._replayed_grant import Grant, acquire_unless_ended
+from .._replayed_grant import Grant, acquire_unless_ended, forget_operation
 from .._server_time import grant_duration, parse_utc, server_remaining
 from .task_rules import DEFAULT_MIN_REMAINING, FailureNote, FailureStatus, claimable_query
 from .task_work import TaskWorkContext, work_on_task
@@ -203,7 +203,8 @@ class Tasks:
         tries = [0]
 
         def send(fresh: bool) -> Grant[TaskLease]:
-            if fresh:
+            if fresh:  # the replay named an ended lease: forget its key now, then acquire anew
+                forget_operation(self._lh._api.idempotency_store, operation_id)
                 key[0] = generate_idempotency_key()
             etag = etag_for(tries[0])
             tries[0] += 1
