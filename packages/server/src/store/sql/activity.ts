@@ -40,7 +40,7 @@ async function recordDue(tx: SqlSession, accountId: string, now: number): Promis
   await tx.query(
     `SELECT count(leasehold.settle_key(key_id, $2)) FROM (
        SELECT DISTINCT key_id FROM leasehold.leases
-        WHERE account_id = $1 AND kind = 'space' AND status IN ('held', 'queued') AND expires_at <= $2
+        WHERE account_id = $1 AND kind = 'space' AND status IN ('held', 'queued') AND due_at <= $2 AND expires_at <= $2
         ORDER BY key_id) due`,
     [accountId, now],
   );
