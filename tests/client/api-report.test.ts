@@ -1,13 +1,15 @@
 // The deliberate public surface of @leasehold/client, as a reviewed diff: the API report
 // (packages/client/api/client.api.md — every root export, its kind and its members' types) must
 // equal what the entry point exports, the root stays within 40 names, the browser entry exports
-// the same less FileIdempotencyStore, and every JSDoc @example of the surface type-checks.
+// the same less FileIdempotencyStore, the `Leasehold` namespace names exactly the types public
+// signatures use (surface-reach.ts), and every JSDoc @example of the surface type-checks.
 // After a deliberate surface change: `pnpm api:client` rewrites the report (review its diff).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiReport, CLIENT_SRC, compilerOptions, publicExamples, REPORT_PATH } from './public-surface.js';
+import { reachableTypes } from './surface-reach.js';
 
 const INDEX = join(CLIENT_SRC, 'index.ts');
 const BROWSER = join(CLIENT_SRC, 'browser.ts');
@@ -52,6 +54,19 @@ describe('the public surface of @leasehold/client', () => {
     expect(names.length).toBeLessThanOrEqual(40);
     expect(apiReport(program, BROWSER).names).toEqual(names.filter((name) => name !== 'FileIdempotencyStore'));
   });
+
+  it('names in the Leasehold namespace exactly the types the public signatures use', () => {
+    const checker = program.getTypeChecker();
+    const entry = checker.getSymbolAtLocation(program.getSourceFile(INDEX)!)!;
+    const rootNames = checker.getExportsOfModule(entry).map((s) => s.name);
+    const leasehold = checker.getAliasedSymbol(checker.getExportsOfModule(entry).find((s) => s.name === 'Leasehold')!);
+    const namespace = checker.getExportsOfModule(leasehold).map((s) => s.name).filter((name) => name !== 'prototype');
+    const used = new Set(reachableTypes(program, INDEX).values());
+    // LeaseholdClient is the base class of both entries' `Leasehold`: its members show on `Leasehold` itself.
+    const nameable = new Set([...rootNames, ...namespace, 'LeaseholdClient']);
+    expect(namespace.filter((name) => !used.has(name)), 'namespace members no public signature uses (internals): drop them').toEqual([]);
+    expect([...used].filter((name) => !nameable.has(name)), 'types public signatures use that a user cannot name: add them to the namespace').toEqual([]);
+  }, 60_000);
 
   it('every JSDoc @example of the surface type-checks', () => {
     expect(examples.length).toBeGreaterThanOrEqual(20);

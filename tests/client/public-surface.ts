@@ -58,6 +58,16 @@ function members(checker: ts.TypeChecker, symbol: ts.Symbol, decl: ts.Node): str
   return lines.sort();
 }
 
+/** A namespace member's report lines: its name and kind, and a class's or interface's members. */
+function namespaceMember(checker: ts.TypeChecker, member: ts.Symbol, prefix: string): string[] {
+  const symbol = member.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(member) : member;
+  const decl = symbol.declarations?.[0];
+  if (!decl) return [];
+  const lines = [`  - ${prefix}${member.name} (${kindOf(symbol)})`];
+  if (symbol.flags & (ts.SymbolFlags.Class | ts.SymbolFlags.Interface)) lines.push(...members(checker, symbol, decl).map((line) => `  ${line}`));
+  return lines;
+}
+
 /** The API report of one entry point: every export, its kind, and its members' types. */
 export function apiReport(program: ts.Program, entry: string): { names: string[]; text: string } {
   const checker = program.getTypeChecker();
@@ -76,8 +86,10 @@ export function apiReport(program: ts.Program, entry: string): { names: string[]
     else if (symbol.flags & ts.SymbolFlags.TypeAlias) out.push(`    = ${checker.typeToString(checker.getDeclaredTypeOfSymbol(symbol), decl, flags | ts.TypeFormatFlags.InTypeAlias)}`);
     else if (symbol.flags & ts.SymbolFlags.Variable) out.push(`    : ${checker.typeToString(checker.getTypeOfSymbolAtLocation(symbol, decl), decl, flags)}`);
     if (symbol.flags & (ts.SymbolFlags.NamespaceModule | ts.SymbolFlags.ValueModule)) {
-      const inner = checker.getExportsOfModule(symbol).map((s) => s.name).sort();
-      out.push(`    namespace members (${inner.length}): ${inner.join(', ')}`);
+      const inner = checker.getExportsOfModule(symbol).sort((a, b) => a.name.localeCompare(b.name));
+      out.push(`    namespace members (${inner.length}): ${inner.map((s) => s.name).join(', ')}`);
+      // The namespace's classes and interfaces with their members (`Leasehold.Tasks`, `.Space`, `.SpoolQueue`, …), so a method change shows in review.
+      if (exported.name !== 'Wire') for (const member of inner) out.push(...namespaceMember(checker, member, `${exported.name}.`));
     }
   }
   // Types printed as `import("<absolute path>")` name the file relative to the repository, so the report is the same on every machine.

@@ -2,7 +2,7 @@ import type { FetchLike } from '../core/transport/fetch-transport.js';
 import type { IdempotencyStore } from '../core/idempotency/idempotency-store.js';
 import type { Logger, LogThreshold } from '../core/logger.js';
 import type { RequestHooks } from '../core/request/request-options.js';
-import type { RenewalTuning } from '../leases/lease-tracker.js';
+import type { RenewalTuning } from '../leases/scheduler/renewal-scheduler-options.js';
 import type { OpenTelemetryApi } from '../telemetry/otel-api.js';
 
 /**

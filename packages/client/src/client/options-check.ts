@@ -13,7 +13,7 @@ import {
 import { InvalidArgumentError } from '../core/errors/invalid-argument-error.js';
 import type { RequestHooks } from '../core/request/request-options.js';
 import { checkKnownKeys } from '../internal/known-names.js';
-import type { RenewalTuning } from '../leases/lease-tracker.js';
+import type { RenewalTuning } from '../leases/scheduler/renewal-scheduler-options.js';
 import { SPACE_TTL_MAX_SECONDS, SPACE_TTL_MIN_SECONDS } from '../leases/lease-kind.js';
 import { MAX_CLAIM_IDS_PER_HEARTBEAT } from '../leases/scheduler/heartbeat-batches.js';
 import type { LeaseholdOptions } from './leasehold-options.js';

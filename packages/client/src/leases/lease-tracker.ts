@@ -2,11 +2,8 @@ import type { Logger } from '../core/logger.js';
 import { ClientClosedError } from '../core/transport/client-closed-error.js';
 import type { Lease } from './lease.js';
 import { RenewalScheduler } from './scheduler/renewal-scheduler.js';
-import type { RenewalSchedulerOptions, SendHeartbeat } from './scheduler/renewal-scheduler-options.js';
+import type { RenewalTuning, SendHeartbeat } from './scheduler/renewal-scheduler-options.js';
 import type { SchedulerObserver } from './scheduler/scheduler-observer.js';
-
-/** Scheduler settings a client may tune (advanced; tests use them for determinism). */
-export type RenewalTuning = Partial<Omit<RenewalSchedulerOptions, 'sendHeartbeat' | 'holderSession' | 'ttlSeconds' | 'logger' | 'observer'>>;
 
 /** A lease is registered with the scheduler of the session it was acquired with. */
 export interface TrackedGrant {

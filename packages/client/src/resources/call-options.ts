@@ -1,12 +1,9 @@
-import type { RequestOptions } from '../core/request/request-options.js';
+import type { CallOptions } from '../core/request/call-options.js';
 
-/**
- * Per-call options every method accepts: a caller-chosen `idempotencyKey`, an `operationId`
- * whose key the idempotency store keeps across restarts, a `signal`, and timeout/retry overrides.
- */
-export type CallOptions = Pick<RequestOptions, 'idempotencyKey' | 'operationId' | 'signal' | 'timeoutMs' | 'totalTimeoutMs' | 'maxRetries'>;
+/** Per-call options every method accepts (owned by the request layer). */
+export type { CallOptions } from '../core/request/call-options.js';
 
-const CALL_OPTION_NAMES = ['idempotencyKey', 'operationId', 'signal', 'timeoutMs', 'totalTimeoutMs', 'maxRetries'] as const;
+const CALL_OPTION_NAMES = ['idempotencyKey', 'operationId', 'signal', 'timeoutMs', 'totalTimeoutMs', 'maxRetries'] as const satisfies ReadonlyArray<keyof CallOptions>;
 
 /** Just the {@link CallOptions} fields of a wider options object (so nothing else reaches `request()`). */
 export function pickCallOptions(options: CallOptions | undefined): CallOptions {

@@ -1,4 +1,5 @@
 import type { QueryValue } from './build-url.js';
+import type { CallOptions } from './call-options.js';
 import type { IdempotencyStore } from '../idempotency/idempotency-store.js';
 import type { LeaseholdError } from '../errors/leasehold-error.js';
 import type { Logger } from '../logger.js';
@@ -76,8 +77,8 @@ export interface RequestConfig {
   tracer?: CallTracer | undefined;
 }
 
-/** One call. */
-export interface RequestOptions {
+/** One call: its per-call options and what the resource layer adds. */
+export interface RequestOptions extends CallOptions {
   /** Uppercase HTTP method; POST/PUT/PATCH/DELETE always carry an `Idempotency-Key`. */
   method: HttpMethod;
   /** The path under the base URL, segments already encoded (see `encodePath`). */
@@ -88,20 +89,8 @@ export interface RequestOptions {
   body?: unknown;
   /** Extra headers (`undefined` removes one); cannot set Authorization or Idempotency-Key. */
   headers?: Readonly<Record<string, string | undefined>> | undefined;
-  /** Use this key (stored under `operationId` when there is one). */
-  idempotencyKey?: string | undefined;
-  /** Names the logical operation: its key is stored before sending and reused after a restart. */
-  operationId?: string | undefined;
-  /** Cancels the call, including a backoff wait: rejects with `AbortError`. */
-  signal?: AbortSignal | undefined;
-  /** Per-attempt timeout for this call (overrides the config's; non-finite = none). */
-  timeoutMs?: number | undefined;
-  /** Budget for all attempts and waits, from the call, on the monotonic clock. */
-  totalTimeoutMs?: number | undefined;
   /** Absolute deadline on the config's monotonic clock. */
   deadlineAt?: number | undefined;
-  /** Retries for this call (overrides the config's). */
-  maxRetries?: number | undefined;
   /**
    * Checks a 2xx answer before it is returned: a description of what is wrong makes the call
    * reject with `UnexpectedResponseError` (`unexpected_response_shape`, not retried).

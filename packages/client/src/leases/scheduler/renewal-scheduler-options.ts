@@ -30,34 +30,38 @@ export interface HeartbeatRetryOptions {
   minDelayMs?: number;
 }
 
-/** Options of a `RenewalScheduler`. */
-export interface RenewalSchedulerOptions {
+/** The scheduler's tuning a client may set (`new Leasehold({ renewal })`): clocks, jitter, retries, timeouts. */
+export interface RenewalTuning {
+  /** Monotonic clock in ms. Default `performance.now()`. */
+  now?: (() => number) | undefined;
+  /** Uniform random in [0, 1) for jitter. Default `Math.random`. */
+  random?: (() => number) | undefined;
+  /** Relative cadence jitter (±). Default 0.1. */
+  jitter?: number | undefined;
+  /** Whether a heartbeat failure is transient. Default `isTransientHeartbeatError`. */
+  isTransient?: ((error: unknown) => boolean) | undefined;
+  /** Retry backoff. */
+  retry?: HeartbeatRetryOptions | undefined;
+  /** Abandon (abort) a heartbeat attempt after this long. Default: one cadence, at least 1 s. */
+  attemptTimeoutMs?: number | undefined;
+  /** Safety margin before a granted duration runs out. Default max(1 s, 5 %), at most half. */
+  driftMarginMs?: ((durationMs: number) => number) | undefined;
+  /** Timer functions (tests may inject their own). */
+  timers?: SchedulerTimers | undefined;
+  /** The most `claimIds` one heartbeat request names; more leases are split over several requests. Default 10 000 (the spec's limit). */
+  maxClaimIdsPerHeartbeat?: number | undefined;
+}
+
+/** Options of a `RenewalScheduler`: its tuning, and what the client wires in. */
+export interface RenewalSchedulerOptions extends RenewalTuning {
   /** Sends one batch heartbeat attempt (e.g. `POST /v1/claims/heartbeat` with no retries). */
   sendHeartbeat: SendHeartbeat;
   /** This process's session, sent with every heartbeat (and with every acquire by the resource layer). */
   holderSession: string;
   /** The heartbeat `ttl` in seconds. Default 30. */
   ttlSeconds?: number;
-  /** Monotonic clock in ms. Default `performance.now()`. */
-  now?: () => number;
-  /** Uniform random in [0, 1) for jitter. Default `Math.random`. */
-  random?: () => number;
-  /** Relative cadence jitter (±). Default 0.1. */
-  jitter?: number;
-  /** Whether a heartbeat failure is transient. Default `isTransientHeartbeatError`. */
-  isTransient?: (error: unknown) => boolean;
-  /** Retry backoff. */
-  retry?: HeartbeatRetryOptions;
-  /** Abandon (abort) a heartbeat attempt after this long. Default: one cadence, at least 1 s. */
-  attemptTimeoutMs?: number;
-  /** Safety margin before a granted duration runs out. Default max(1 s, 5 %), at most half. */
-  driftMarginMs?: (durationMs: number) => number;
   /** Where warnings (stalls, failures, losses) go. Default: silent. */
   logger?: Partial<Logger>;
-  /** Timer functions (tests may inject their own). */
-  timers?: SchedulerTimers;
-  /** The most `claimIds` one heartbeat request names; more leases are split over several requests. Default 10 000 (the spec's limit). */
-  maxClaimIdsPerHeartbeat?: number;
   /** Internal: hears what the scheduler does, for metrics (the client's OpenTelemetry adapter). @internal */
   observer?: SchedulerObserver | undefined;
 }
