@@ -34,6 +34,8 @@ export interface ChaosTally {
  */
 export class ReplicaSet {
   readonly tally: ChaosTally = { sigkill: 0, sigterm: 0, restarts: 0, failedStarts: 0 };
+  /** Processes the kill loop has signalled: down from that moment, whether or not they have exited yet. */
+  private readonly signalled = new WeakSet<ChildProcess>();
   private readonly children: (ChildProcess | undefined)[];
   private nginx: ChildProcess | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -100,7 +102,11 @@ export class ReplicaSet {
   }
 
   private killOne(): void {
-    const live = this.children.map((child, i) => ({ child, i })).filter(({ child }) => child !== undefined && child.exitCode === null);
+    // Serving: started, not exited, and not already signalled (a SIGTERMed process drains and takes
+    // no new connection; a SIGKILLed one has not exited yet): those count as down.
+    const live = this.children
+      .map((child, i) => ({ child, i }))
+      .filter(({ child }) => child !== undefined && child.exitCode === null && child.signalCode === null && !this.signalled.has(child));
     // Keep one process up at least: the balancer needs somewhere to send the requests.
     if (live.length < 2) return;
     const { child, i } = live[Math.floor(this.random() * live.length)] as { child: ChildProcess; i: number };
@@ -108,6 +114,7 @@ export class ReplicaSet {
     if (signal === 'SIGKILL') this.tally.sigkill++;
     else this.tally.sigterm++;
     this.log(`${signal} the server on port ${this.ports[i]}`);
+    this.signalled.add(child);
     child.kill(signal);
   }
 
