@@ -15,7 +15,7 @@ import type { RequestHooks } from '../core/request/request-options.js';
 import { checkKnownKeys } from '../internal/known-names.js';
 import type { RenewalTuning } from '../leases/scheduler/renewal-scheduler-options.js';
 import { SPACE_TTL_MAX_SECONDS, SPACE_TTL_MIN_SECONDS } from '../leases/lease-kind.js';
-import { MAX_CLAIM_IDS_PER_HEARTBEAT } from '../leases/scheduler/heartbeat-batches.js';
+import { MAX_CLAIM_IDS_PER_HEARTBEAT } from '../leases/scheduler/heartbeat-sending.js';
 import type { LeaseholdOptions } from './leasehold-options.js';
 
 /** Whether `baseUrl` is an absolute http(s) URL the client can append `/v1/...` to (the protocol's base-URL rule, and no bare `?`/`#`). */

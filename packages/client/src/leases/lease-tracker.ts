@@ -3,7 +3,7 @@ import { ClientClosedError } from '../core/transport/client-closed-error.js';
 import type { Lease } from './lease.js';
 import { RenewalScheduler } from './scheduler/renewal-scheduler.js';
 import type { RenewalTuning, SendHeartbeat } from './scheduler/renewal-scheduler-options.js';
-import type { SchedulerObserver } from './scheduler/scheduler-observer.js';
+import type { SchedulerObserver } from './scheduler/scheduler-reports.js';
 
 /** A lease is registered with the scheduler of the session it was acquired with. */
 export interface TrackedGrant {

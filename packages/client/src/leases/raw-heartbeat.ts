@@ -4,7 +4,7 @@ import { pickCallOptions, type CallOptions } from '../resources/call-options.js'
 import type { Details, HeartbeatResponse, Ttl } from '../resources/wire-types.js';
 import type { LeaseTracker } from './lease-tracker.js';
 import { leaseControl } from './lease-control.js';
-import { sendNamedHeartbeat } from './scheduler/heartbeat-batches.js';
+import { sendNamedHeartbeat } from './scheduler/heartbeat-sending.js';
 
 /** The body of `lh.heartbeat()`; the client adds its own `holderSession`. */
 export interface HeartbeatOptions extends CallOptions {

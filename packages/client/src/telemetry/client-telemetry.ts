@@ -2,8 +2,7 @@ import { ApiError } from '../core/errors/api-error.js';
 import type { LeaseholdError } from '../core/errors/leasehold-error.js';
 import type { CallOutcome, CallTrace, CallTracer, TracedCall } from '../core/request/call-tracer.js';
 import type { LeaseKind } from '../leases/lease-kind.js';
-import type { CountedLossReason } from '../leases/scheduler/renewal-stats.js';
-import type { SchedulerObserver } from '../leases/scheduler/scheduler-observer.js';
+import type { CountedLossReason, SchedulerObserver } from '../leases/scheduler/scheduler-reports.js';
 import { METRICS, SCOPE } from './names.js';
 import { SPAN_KIND_CLIENT, SPAN_STATUS_ERROR, type OpenTelemetryApi, type OtelAttributes, type OtelCounter, type OtelHistogram, type OtelSpan, type OtelTracer } from './otel-api.js';
 

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../../core/errors/invalid-argument-error.js';
 import type { Logger } from '../../core/logger.js';
-import type { SchedulerObserver } from './scheduler-observer.js';
+import type { SchedulerObserver } from './scheduler-reports.js';
 import type { HeartbeatRequest, HeartbeatResponse } from '../../resources/wire-types.js';
 
 /** The batch heartbeat wire types, as the scheduler uses them. */
@@ -73,48 +73,4 @@ export function checkSchedulerOptions(options: RenewalSchedulerOptions): number 
   if (!options.holderSession) throw new InvalidArgumentError('holderSession', 'RenewalScheduler: holderSession is required.');
   if (typeof options.sendHeartbeat !== 'function') throw new InvalidArgumentError('sendHeartbeat', 'RenewalScheduler: sendHeartbeat must be a function.');
   return ttl;
-}
-
-/** Payload of the scheduler's `stall` event. */
-export interface StallEvent {
-  /** How long the event loop had not run when it was seen again, in ms: at least the stall, at most a tenth of `thresholdMs` more. */
-  delayMs: number;
-  /** The gap that counts as a stall: a third of the shortest registered lease. */
-  thresholdMs: number;
-  /** Leases aborted with reason `deadline` because their local deadline passed during the stall. */
-  expired: number;
-}
-
-/** Payload of the scheduler's `heartbeat` event (one per usable answer). */
-export interface HeartbeatEvent {
-  /** Acks in the answer. */
-  results: number;
-  /** Leases renewed (held or queued acks applied). */
-  renewed: number;
-  /** Leases lost through this answer (reported `lost`, or missing from it). */
-  lost: number;
-  /** Time from send to answer, in ms. */
-  roundTripMs: number;
-}
-
-/** Payload of the scheduler's `failure` event. */
-export interface HeartbeatFailureEvent {
-  /** What the heartbeat call rejected with. */
-  error: unknown;
-  /** Whether `isTransient` judged it transient (non-transient ones are retried too, until deadlines). */
-  transient: boolean;
-  /** Consecutive failures so far. */
-  attempt: number;
-  /** Delay before the next attempt, in ms. */
-  retryInMs: number;
-}
-
-/** Every event a `RenewalScheduler` emits, by name. */
-export interface RenewalSchedulerEvents {
-  /** The event loop stalled for longer than a third of the shortest lease. */
-  stall: StallEvent;
-  /** A heartbeat answer was applied. */
-  heartbeat: HeartbeatEvent;
-  /** A heartbeat attempt failed; a retry is scheduled. */
-  failure: HeartbeatFailureEvent;
 }

@@ -5,19 +5,12 @@ import { leaseControl, type LeaseHooks } from '../lease-control.js';
 import { defaultDriftMarginMs } from '../lease-deadline.js';
 import type { Listener } from '../typed-emitter.js';
 import { AbandonedLeases } from './abandoned-leases.js';
-import { leaseHooks, releaseAll } from './lease-hooks.js';
+import { leaseHooks, LeaseRegistry, releaseAll } from './lease-registry.js';
 import { applyHeartbeatAnswer } from './apply-heartbeat-answer.js';
-import { MAX_CLAIM_IDS_PER_HEARTBEAT } from './heartbeat-batches.js';
-import type { HeartbeatFlight } from './heartbeat-flight.js';
-import { HeartbeatSender } from './heartbeat-sender.js';
-import { HeartbeatRetries } from './heartbeat-retries.js';
-import { LeaseRegistry } from './lease-registry.js';
-import { RenewalCadence } from './renewal-cadence.js';
-import { checkSchedulerOptions, type HeartbeatResponse, type RenewalSchedulerEvents, type RenewalSchedulerOptions } from './renewal-scheduler-options.js';
-import type { RenewalStats } from './renewal-stats.js';
-import { SchedulerReports } from './scheduler-reports.js';
-import { StallWatch } from './stall-watch.js';
-import { globalTimers, WakeTimer } from './wake-timer.js';
+import { type HeartbeatFlight, HeartbeatRetries, HeartbeatSender, MAX_CLAIM_IDS_PER_HEARTBEAT } from './heartbeat-sending.js';
+import { globalTimers, RenewalCadence, StallWatch, WakeTimer } from './scheduler-timing.js';
+import { checkSchedulerOptions, type HeartbeatResponse, type RenewalSchedulerOptions } from './renewal-scheduler-options.js';
+import { type RenewalSchedulerEvents, type RenewalStats, SchedulerReports } from './scheduler-reports.js';
 
 /** How long a lease this client gave up on is kept for a release attempt. */
 export { ABANDONED_LEASE_WATCH_MS } from './abandoned-leases.js';

@@ -1,4 +1,9 @@
+/**
+ * The scheduler's time: the one wake-up timer, the renewal cadence from the leases' terms, and the
+ * stall watch that notices an event loop that did not run.
+ */
 import type { SchedulerTimers } from './renewal-scheduler-options.js';
+import { spaceClaimDurationMs } from '../lease-kind.js';
 
 /** The global timer functions, looked up at call time (so fake timers installed later apply). */
 export const globalTimers: SchedulerTimers = {
@@ -102,5 +107,87 @@ export class WakeTimer {
     this.#handle = undefined;
     this.#at = Infinity;
     this.#onWake(this.#now() - target);
+  }
+}
+
+/**
+ * The renewal rhythm: a lease is renewed every third of its term, each interval scaled by a
+ * jitter factor so many clients do not beat in step.
+ */
+export class RenewalCadence {
+  readonly #ttlSeconds: number;
+  readonly #jitter: number;
+  readonly #random: () => number;
+
+  constructor(ttlSeconds: number, jitter: number, random: () => number) {
+    this.#ttlSeconds = ttlSeconds;
+    this.#jitter = jitter;
+    this.#random = random;
+  }
+
+  /** A third of `shortestTermMs` (the shortest registered lease), or of the space-claim ttl when none expires. */
+  cadenceMs(shortestTermMs: number): number {
+    return Number.isFinite(shortestTermMs) ? shortestTermMs / 3 : this.idleCadenceMs();
+  }
+
+  /** A third of the space-claim ttl the heartbeat asks for. */
+  idleCadenceMs(): number {
+    return spaceClaimDurationMs(this.#ttlSeconds) / 3;
+  }
+
+  /** A random factor in [1 − jitter, 1 + jitter]. */
+  jitterFactor(): number {
+    return 1 + this.#jitter * (2 * this.#random() - 1);
+  }
+
+  /** How long before its deadline a lease of `durationMs` is at risk: one (jittered) cadence. */
+  atRiskLeadMs(durationMs: number): number {
+    return (durationMs / 3) * (1 + this.#jitter);
+  }
+}
+
+/**
+ * How often, as a fraction of the stall threshold, the scheduler wakes while it holds leases, so
+ * that a stall is measured from at most this long before it began.
+ */
+export const STALL_PROBE_FRACTION = 1 / 10;
+
+/**
+ * Measures event-loop stalls as the gap since the scheduler last saw the loop run (any timer,
+ * heartbeat answer or lease call). While leases are held the scheduler wakes at least every
+ * tenth of the threshold ({@link StallWatch.wakeBy}), so a gap longer than the threshold means
+ * the loop was blocked: at least the gap minus a tenth of the threshold, at most the gap. Timer
+ * lateness alone misses stalls that begin long before a wake-up is due, or that end after every
+ * lease was already lost.
+ */
+export class StallWatch {
+  /** When the loop was last seen running (monotonic ms); `undefined` while no lease is held. */
+  #lastSeenAt: number | undefined;
+
+  /** Starts watching at `now` (the first lease registered); a no-op while watching. */
+  start(now: number): void {
+    this.#lastSeenAt ??= now;
+  }
+
+  /** Stops watching (no lease left, or closed). */
+  stop(): void {
+    this.#lastSeenAt = undefined;
+  }
+
+  /**
+   * The loop runs at `now`. Returns how long it had not run before (ms) when that is longer than
+   * `thresholdMs`, else `undefined`. Each stall is returned once: the watch restarts at `now`.
+   */
+  seen(now: number, thresholdMs: number): number | undefined {
+    const last = this.#lastSeenAt;
+    if (last === undefined) return undefined;
+    this.#lastSeenAt = Math.max(last, now);
+    const gapMs = now - last;
+    return gapMs > thresholdMs ? gapMs : undefined;
+  }
+
+  /** The latest time the scheduler must next wake for a stall to be measured (`Infinity`: not watching). */
+  wakeBy(thresholdMs: number): number {
+    return this.#lastSeenAt === undefined ? Infinity : this.#lastSeenAt + thresholdMs * STALL_PROBE_FRACTION;
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { WakeTimer, quantizeDelay } from './wake-timer.js';
+import { WakeTimer, quantizeDelay } from './scheduler-timing.js';
 
 function fakeTimers() {
   let clock = 0;
