@@ -176,4 +176,4 @@ describe.each([
     );
     expect(row).toEqual({ last_claim_outcome: 'expired', last_claim_ended_at: lease.expires_at });
   });
-});
+}, 120_000); // each test opens a fresh database and migrates it: seconds on PGlite, more on a busy machine

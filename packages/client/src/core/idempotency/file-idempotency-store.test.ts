@@ -223,7 +223,7 @@ describe('FileIdempotencyStore across processes', () => {
     expect(left.filter((n) => n.startsWith('.tmp-'))).toEqual([]);
     expect(left.length).toBe([...state.values()].filter((v) => v !== undefined).length);
     console.info(`crash test: ${completed} operations completed, ${interrupted} cut short by SIGKILL`);
-  }, 60_000);
+  }, 300_000); // 25 to 100 child processes, each a Node start: ~10 s idle, minutes on a busy machine
 
   it('several processes sharing a directory agree on one key per operation and keep each other\'s entries', async () => {
     const dir = await tempDir('leasehold-race-');
