@@ -38,6 +38,8 @@ class RenewalStats:
 
     heartbeats: int = 0
     requests: int = 0
+    succeeded: int = 0
+    """Heartbeats answered (every chunk of the cadence's plan)."""
     failures: int = 0
     lost: int = 0
     leases: int = 0
@@ -158,6 +160,7 @@ class SchedulerCore:
         with self.lock:
             self.in_flight = False
             self.failures = 0
+            self.stats.succeeded += 1
             for result in results:
                 lease = self.leases.get(str(result.get("claimId")))
                 if lease is None:
