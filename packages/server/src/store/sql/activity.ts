@@ -22,6 +22,7 @@ import { encodeCursor } from '../../engine/space-keys.js';
 import { requireUuid } from '../../engine/validation.js';
 import type { ActivityOperations } from '../operations.js';
 import type { SqlSession } from './driver.js';
+import { sqlQueueActivity } from './queue-activity.js';
 import { sqlSpaceClaims } from './space-claims.js';
 import { clockNow, type UnitContext } from './sql-support.js';
 
@@ -39,7 +40,7 @@ async function recordDue(tx: SqlSession, accountId: string, now: number): Promis
   await tx.query(
     `SELECT count(leasehold.settle_key(key_id, $2)) FROM (
        SELECT DISTINCT key_id FROM leasehold.leases
-        WHERE account_id = $1 AND kind = 'space' AND status IN ('held', 'queued') AND expires_at <= $2
+        WHERE account_id = $1 AND kind = 'space' AND status IN ('held', 'queued') AND due_at <= $2 AND expires_at <= $2
         ORDER BY key_id) due`,
     [accountId, now],
   );
@@ -208,6 +209,8 @@ export function sqlActivity(unit: UnitContext): ActivityOperations {
       const last = data[data.length - 1];
       return { object: 'list', data, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(queueSortKey(last.spool, last.queue)) : null };
     },
+
+    queueActivity: (params) => sqlQueueActivity(tx, params),
 
     async events(params) {
       const { after, limit } = eventQuery(params);

@@ -25,27 +25,40 @@ interface AckRow {
 
 /**
  * The heartbeat's second statement: settle the keys of the caller's space leases where
- * something fell due (the holder or a waiter; FIFO hand-over), each checked by index probes
- * (the key's holder, `leases_waiting`) so the plan stays linear whatever the statistics say. `$1` credential, `$2` now, `$3` holder session or null,
- * `$4` claim ids or null.
+ * something fell due (the holder or a waiter; FIFO hand-over). The caller's leases are found by
+ * `leases_of_session`, and each one's key is checked with one probe of `leases_on_key` (any live
+ * lease of the key at or past its expiry: a held space lease is its key's holder), so the plan
+ * stays linear in the caller's leases whatever the statistics say and reads no other lease of
+ * the database. `$1` credential, `$2` now, `$3` holder session or null, `$4` claim ids or null.
  */
 export const HEARTBEAT_SETTLE_SQL = `SELECT count(leasehold.settle_key(key_id, $2)) FROM (
      SELECT DISTINCT l.key_id FROM leasehold.leases l
       WHERE l.credential_id = $1 AND l.kind = 'space' AND l.status IN ('held', 'queued')
         AND ($3::text IS NULL OR l.holder_session = $3) AND ($4::text[] IS NULL OR l.claim_id = ANY($4))
-        AND (EXISTS (SELECT 1 FROM leasehold.space_keys k JOIN leasehold.leases h ON h.lease_id = k.holder_lease
-                      WHERE k.key_id = l.key_id AND h.status = 'held' AND h.expires_at <= $2)
-             OR EXISTS (SELECT 1 FROM leasehold.leases w
-                         WHERE w.key_id = l.key_id AND w.kind = 'space' AND w.status = 'queued' AND w.expires_at <= $2))
+        AND EXISTS (SELECT 1 FROM leasehold.leases d
+                     WHERE d.key_id = l.key_id AND d.kind = 'space' AND d.status IN ('held', 'queued') AND d.expires_at <= $2)
       ORDER BY l.key_id) due`;
+
+/**
+ * A renewed lease's new expiry by its kind's rule (space: never earlier; task: the task term;
+ * spool: the queue's lease timeout), over the row `l` of `HEARTBEAT_RENEW_SQL`.
+ */
+const RENEWED_EXPIRY = `CASE
+         WHEN l.kind = 'space' THEN greatest(l.expires_at, coalesce($6::bigint, $2::bigint + l.lease_seconds::bigint * 1000))
+         WHEN l.kind = 'task' THEN $2::bigint + ${TASK_LEASE_SECONDS * 1000}
+         ELSE $2::bigint + (SELECT q.lease_timeout_seconds FROM leasehold.messages m JOIN leasehold.queues q ON q.queue_id = m.queue_id
+                             WHERE m.message_id = l.message_id)::bigint * 1000 END`;
 
 /**
  * The heartbeat's third statement: renew every live lease of the working set by its kind's
  * rule, report unreported losses once, copy spool expiries onto their messages; answers one row
- * per lease, and counts the heartbeat of its session (`session_heartbeats`). Parameters:
- * `heartbeatRenewParams`.
+ * per lease, and counts the heartbeat of its session (`session_heartbeats`). The working set is
+ * locked in lease order first; both updates then reach its rows by primary key (`= ANY`), so
+ * the work is linear in the caller's leases, not in the table. A renewal writes no indexed
+ * column (`due_at` moves only when a renewal would shorten the lease: 0013), so it is a HOT
+ * update. Parameters: `heartbeatRenewParams`.
  */
-export const HEARTBEAT_RENEW_SQL = `WITH mine AS (
+export const HEARTBEAT_RENEW_SQL = `WITH mine AS MATERIALIZED (
      SELECT l.lease_id FROM leasehold.leases l
       WHERE l.credential_id = $1
         AND (l.status IN ('held', 'queued') OR (l.status = 'lost' AND (NOT l.reported OR $5)))
@@ -54,19 +67,16 @@ export const HEARTBEAT_RENEW_SQL = `WITH mine AS (
       ORDER BY l.lease_id FOR UPDATE
    ), touched AS (
      UPDATE leasehold.leases l SET
-       expires_at = CASE
-         WHEN l.kind = 'space' THEN greatest(l.expires_at, coalesce($6::bigint, $2::bigint + l.lease_seconds::bigint * 1000))
-         WHEN l.kind = 'task' THEN $2::bigint + ${TASK_LEASE_SECONDS * 1000}
-         ELSE $2::bigint + (SELECT q.lease_timeout_seconds FROM leasehold.messages m JOIN leasehold.queues q ON q.queue_id = m.queue_id
-                             WHERE m.message_id = l.message_id)::bigint * 1000 END,
+       expires_at = ${RENEWED_EXPIRY},
+       due_at = least(l.due_at, ${RENEWED_EXPIRY}),
        lease_seconds = CASE
          WHEN l.kind = 'space' AND l.status = 'held' AND $6::bigint >= l.expires_at THEN $7::int
          WHEN l.kind = 'spool' THEN (SELECT q.lease_timeout_seconds FROM leasehold.messages m JOIN leasehold.queues q ON q.queue_id = m.queue_id
                                      WHERE m.message_id = l.message_id)
          ELSE l.lease_seconds END,
        details = CASE WHEN $8 THEN $9::text ELSE l.details END
-       FROM mine
-      WHERE l.lease_id = mine.lease_id AND l.status IN ('held', 'queued') AND (l.expires_at IS NULL OR l.expires_at > $2)
+      WHERE l.lease_id = ANY (ARRAY(SELECT lease_id FROM mine))
+        AND l.status IN ('held', 'queued') AND (l.expires_at IS NULL OR l.expires_at > $2)
      RETURNING l.lease_id, l.claim_id, l.kind, l.status, l.expires_at, l.key_id, l.message_id
    ), lost AS (
      UPDATE leasehold.leases l SET
@@ -74,8 +84,7 @@ export const HEARTBEAT_RENEW_SQL = `WITH mine AS (
        status = 'lost',
        lost_reason = CASE WHEN l.status = 'queued' THEN 'lapsed' WHEN l.status = 'held' THEN 'expired' ELSE l.lost_reason END,
        ended_at = CASE WHEN l.status IN ('held', 'queued') THEN l.expires_at ELSE l.ended_at END
-       FROM mine
-      WHERE l.lease_id = mine.lease_id
+      WHERE l.lease_id = ANY (ARRAY(SELECT lease_id FROM mine))
         AND NOT (l.status IN ('held', 'queued') AND (l.expires_at IS NULL OR l.expires_at > $2))
      RETURNING l.lease_id, l.claim_id
    ), synced AS (

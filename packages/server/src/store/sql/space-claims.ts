@@ -209,7 +209,7 @@ export async function settleDueInSpace(tx: SqlSession, accountId: string, spaceI
   await tx.query(
     `SELECT count(leasehold.settle_key(key_id, $3)) FROM (
        SELECT DISTINCT key_id FROM leasehold.leases
-        WHERE account_id = $1 AND space_id = $2 AND kind = 'space' AND status IN ('held', 'queued') AND expires_at <= $3
+        WHERE account_id = $1 AND space_id = $2 AND kind = 'space' AND status IN ('held', 'queued') AND due_at <= $3 AND expires_at <= $3
         ORDER BY key_id) due`,
     [accountId, spaceId, now],
   );

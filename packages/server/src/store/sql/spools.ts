@@ -197,7 +197,7 @@ export function sqlSpools(unit: UnitContext): SpoolOperations {
       const lease = await liveLease(params);
       const expiresAt = lease.timeout === null ? null : lease.now + lease.timeout * 1000;
       await tx.query(
-        `WITH l AS (UPDATE leasehold.leases SET expires_at = $2, lease_seconds = $3 WHERE lease_id = $1)
+        `WITH l AS (UPDATE leasehold.leases SET expires_at = $2, due_at = least(due_at, $2), lease_seconds = $3 WHERE lease_id = $1)
          UPDATE leasehold.messages SET lease_expires_at = $2 WHERE message_id = $4`,
         [lease.lease_id, expiresAt, lease.timeout, lease.message_id],
       );

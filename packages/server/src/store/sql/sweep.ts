@@ -20,8 +20,8 @@ export async function sweepOnce(tx: SqlSession, limit: number): Promise<{ change
       `WITH due AS MATERIALIZED (
          SELECT k.key_id FROM leasehold.space_keys k
           WHERE k.key_id IN (SELECT key_id FROM leasehold.leases
-                              WHERE status IN ('held', 'queued') AND expires_at IS NOT NULL AND expires_at <= $1 AND kind = 'space'
-                              ORDER BY expires_at LIMIT $2)
+                              WHERE status IN ('held', 'queued') AND due_at <= $1 AND expires_at <= $1 AND kind = 'space'
+                              ORDER BY due_at LIMIT $2)
           ORDER BY k.key_id FOR UPDATE SKIP LOCKED
        ), live AS MATERIALIZED (
          SELECT l.lease_id FROM leasehold.leases l
@@ -36,7 +36,7 @@ export async function sweepOnce(tx: SqlSession, limit: number): Promise<{ change
       [now, limit],
     ),
     // Task claims are forgotten with their outcome written onto the task (`forgetTaskLeases`).
-    await forgetTaskLeases(tx, now - TOMBSTONE_MS, limit),
+    await forgetTaskLeases(tx, now, limit),
     await tx.query(
       `DELETE FROM leasehold.leases WHERE lease_id IN (
          SELECT lease_id FROM leasehold.leases WHERE status IN ('lost', 'released') AND ended_at <= $1 AND kind <> 'task'
@@ -46,10 +46,11 @@ export async function sweepOnce(tx: SqlSession, limit: number): Promise<{ change
     await tx.query(
       `DELETE FROM leasehold.leases WHERE lease_id IN (
          SELECT lease_id FROM leasehold.leases
-          WHERE status IN ('held', 'queued') AND expires_at IS NOT NULL AND expires_at <= $1 AND kind = 'spool'
-          ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-      [now - TOMBSTONE_MS, limit],
+          WHERE status IN ('held', 'queued') AND due_at <= $1 AND expires_at <= $1::bigint - ${TOMBSTONE_MS} AND kind = 'spool'
+          ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [now, limit],
     ),
+    await moveDueOn(tx, now, limit),
     await tx.query(
       `DELETE FROM leasehold.space_keys WHERE key_id IN (
          SELECT key_id FROM leasehold.space_keys k
@@ -93,22 +94,22 @@ export async function sweepOnce(tx: SqlSession, limit: number): Promise<{ change
 }
 
 /**
- * Forget task leases 10 minutes after they ended (`cutoff`), at most `limit` of each sort, and
+ * Forget task leases 10 minutes after they ended (before `now`), at most `limit` of each sort, and
  * write how each one ended onto its task when it is the task's last claim and no write recorded
  * its end (an expiry: `expired` at its `expires_at`; another loss: `revoked`), in the same
  * statement, so a task shows its last claim's outcome for good (docs/storage.md). The task rows
  * are updated after the lease rows are locked; no task write waits on an ended lease row.
  */
-function forgetTaskLeases(tx: SqlSession, cutoff: number, limit: number): Promise<{ rowCount: number }> {
+function forgetTaskLeases(tx: SqlSession, now: number, limit: number): Promise<{ rowCount: number }> {
   return tx.query(
     `WITH due AS MATERIALIZED (
        SELECT lease_id FROM leasehold.leases WHERE lease_id IN (
-         (SELECT lease_id FROM leasehold.leases WHERE status IN ('lost', 'released') AND ended_at <= $1 AND kind = 'task'
+         (SELECT lease_id FROM leasehold.leases WHERE status IN ('lost', 'released') AND ended_at <= $1::bigint - ${TOMBSTONE_MS} AND kind = 'task'
            ORDER BY ended_at LIMIT $2)
          UNION ALL
          (SELECT lease_id FROM leasehold.leases
-           WHERE status IN ('held', 'queued') AND expires_at IS NOT NULL AND expires_at <= $1 AND kind = 'task'
-           ORDER BY expires_at LIMIT $2))
+           WHERE status IN ('held', 'queued') AND due_at <= $1 AND expires_at <= $1::bigint - ${TOMBSTONE_MS} AND kind = 'task'
+           ORDER BY due_at LIMIT $2))
        FOR UPDATE SKIP LOCKED
      ), gone AS (
        DELETE FROM leasehold.leases l USING due WHERE l.lease_id = due.lease_id
@@ -122,6 +123,27 @@ function forgetTaskLeases(tx: SqlSession, cutoff: number, limit: number): Promis
         WHERE t.account_id = g.account_id AND t.task_id = g.task_id AND t.last_claim_id = g.claim_id AND t.last_claim_outcome IS NULL
      )
      SELECT 1 FROM gone`,
-    [cutoff, limit],
+    [now, limit],
+  );
+}
+
+/**
+ * Move a passed `due_at` on to when the sweep next has work with the lease (0013): its expiry
+ * when it was renewed since (or none when it no longer expires), or, for a task or spool lease
+ * that expired, the moment its row is forgotten. What is due now (a space lease to settle, a row
+ * to forget) is left to the steps before, which ran first; a row held elsewhere waits for the
+ * next pass. A lease renewed continuously is moved on once per lease term, and every renewal in
+ * between is a HOT update.
+ */
+function moveDueOn(tx: SqlSession, now: number, limit: number): Promise<{ rowCount: number }> {
+  return tx.query(
+    `UPDATE leasehold.leases l
+        SET due_at = CASE WHEN l.expires_at > $1 THEN l.expires_at ELSE l.expires_at + ${TOMBSTONE_MS} END
+      WHERE l.lease_id IN (
+        SELECT lease_id FROM leasehold.leases
+         WHERE status IN ('held', 'queued') AND due_at <= $1
+           AND (expires_at IS NULL OR expires_at > $1 OR (kind <> 'space' AND expires_at > $1::bigint - ${TOMBSTONE_MS}))
+         ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+    [now, limit],
   );
 }

@@ -176,7 +176,8 @@ export function sqlTasks(unit: UnitContext): Omit<TaskOperations, 'list'> {
       checkIfMatch({ id: guard.task.task_id, version: guard.task.version }, params.ifMatch);
       const lease = await matchClaim(params.credential, guard, token, 'token');
       const expiresAt = guard.task.now + TASK_LEASE_SECONDS * 1000;
-      await tx.query('UPDATE leasehold.leases SET expires_at = $2 WHERE lease_id = $1', [lease.lease_id, expiresAt]);
+      // A HOT update: `due_at` moves only if the lease would end earlier than it (migration 0013).
+      await tx.query('UPDATE leasehold.leases SET expires_at = $2, due_at = least(due_at, $2) WHERE lease_id = $1', [lease.lease_id, expiresAt]);
       const claim = claimView(guard.task.task_id, lease.claim_id, lease.fence, expiresAt);
       return { claim, etag: taskEtag({ id: guard.task.task_id, version: guard.task.version }) };
     },
