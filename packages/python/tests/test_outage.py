@@ -113,8 +113,11 @@ def test_claim_run_tasks_work_and_consume_ride_through_a_frozen_server(server: S
         handled: list[str] = []
         stop_consuming = threading.Event()
 
+        slow_entered = threading.Event()
+
         def handler(message: SpoolMessage) -> None:
             if message.body == "slow":
+                slow_entered.set()
                 slow_gate.wait(60)
             handled.append(str(message.body))
 
@@ -122,7 +125,10 @@ def test_claim_run_tasks_work_and_consume_ride_through_a_frozen_server(server: S
         consuming.start()
         for body in ("a", "b", "slow"):
             queue.send(body)
-        until(lambda: handled == ["a", "b"] and len(fences) == 1 and len(runs) == 1, "the loops to start")
+        # The consumer is inside the slow handler, so no receive of its is in flight when the server
+        # freezes (a receive whose answer never arrives leaves its message leased until the queue's
+        # lease timeout: by design, as in the TypeScript SDK).
+        until(lambda: handled == ["a", "b"] and slow_entered.is_set() and len(fences) == 1 and len(runs) == 1, "the loops to start")
         second = lh.tasks.create("started in the dark")
         beats_before = lh.renewal.core.stats.succeeded
 
@@ -194,8 +200,11 @@ def test_the_async_loops_ride_through_a_frozen_server(server: Server) -> None:
             handled: list[str] = []
             stop_consuming = asyncio.Event()
 
+            slow_entered = asyncio.Event()
+
             async def handler(message: AsyncSpoolMessage) -> None:
                 if message.body == "slow":
+                    slow_entered.set()
                     await slow_gate.wait()
                 handled.append(str(message.body))
 
@@ -203,10 +212,10 @@ def test_the_async_loops_ride_through_a_frozen_server(server: Server) -> None:
             for body in ("a", "slow"):
                 await queue.send(body)
             for _ in range(1500):
-                if handled == ["a"] and len(fences) == 1:
+                if handled == ["a"] and slow_entered.is_set() and len(fences) == 1:
                     break
                 await asyncio.sleep(0.02)
-            assert handled == ["a"] and len(fences) == 1
+            assert handled == ["a"] and slow_entered.is_set() and len(fences) == 1  # no receive in flight
 
             with frozen(server):
                 task_gate.set()
