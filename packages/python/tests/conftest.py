@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional
 import httpx
 import pytest
 
-from leasehold import Leasehold
+from leasehold import Leasehold, http_transport
 
 ROOT = Path(__file__).resolve().parents[3]
 API_KEY = "lh_test_admin"
@@ -107,7 +107,7 @@ class Harness:
         self.clock = FakeClock()
         self.recorder = Recorder()
         self.sleeps: list[float] = []
-        http = httpx.Client(event_hooks={"request": [self.recorder]}, timeout=30)
+        http = httpx.Client(event_hooks={"request": [self.recorder]}, timeout=30, transport=http_transport())
         self.lh = Leasehold(
             base_url=server.url, api_key=API_KEY, clock=self.clock, http_client=http, sleep=self.sleeps.append, **options
         )

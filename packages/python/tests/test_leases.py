@@ -97,8 +97,9 @@ def test_renewal_rides_out_a_few_failed_heartbeats(h: Harness) -> None:
     h.lh.control.inject_fault({"operationId": "heartbeatClaims", "status": 503, "retryAfterSeconds": 1, "times": 2})
     h.advance(11)
     h.settle(lambda: h.lh.renewal.core.stats.failures == 1)
-    for _ in range(2):
-        h.advance(2)
+    h.advance(2)  # past the Retry-After: the second heartbeat fails too
+    h.settle(lambda: h.lh.renewal.core.stats.failures == 2 and not h.lh.renewal.core.in_flight)
+    h.advance(2)  # the third gets through
     h.settle(lambda: h.lh.renewal.core.stats.heartbeats >= 3 and h.lh.renewal.core.failures == 0)
     assert lease.is_held and h.heartbeats_sent() >= 3
 

@@ -78,9 +78,9 @@ def test_space_claim_restarted_while_it_runs_keeps_the_replayed_lease(h: Harness
     second = worker()
     lease = second.lh.space(space_id).run(scope_id, holder="w").claim("nightly").acquire(operation_id="nightly:claim")
     assert lease.replayed is True and lease.claim_id == old.claim_id and lease.fence == old.fence
-    for _ in range(3):  # a minute and more: the heartbeat renews the replayed claim
+    for beat in range(1, 4):  # 33 s more, past the first grant's term: each cadence's heartbeat renews the replayed claim
         second.advance(11)
-    second.settle(lambda: second.lh.renewal.core.stats.heartbeats >= 1 and not second.lh.renewal.core.in_flight)
+        second.settle(lambda: second.lh.renewal.core.stats.heartbeats >= beat and not second.lh.renewal.core.in_flight)
     assert lease.is_held and h.lh.space(space_id).get_claim("nightly")["claimId"] == old.claim_id
     lease.release()
 

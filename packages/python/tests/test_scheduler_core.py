@@ -85,3 +85,18 @@ def test_acks_lost_and_a_held_lease_reported_queued_end_it() -> None:
     assert a.lost_reason == "lost" and b.lost_reason == "lost"
     assert q.status == "held" and q.granted.is_set() and q.deadline == clock.now + 10 + 28.5
     assert list(c.leases) == ["clm_3"]
+
+
+def test_registering_a_lease_due_after_the_next_heartbeat_asks_no_new_look() -> None:
+    # The driver rescans every lease when woken: waking it for each of 10,000 acquires is O(n²).
+    clock = FakeClock()
+    c = core(clock)
+    assert c.register(lease(clock, 0), 30.0, clock.now) is True  # the first: a heartbeat is now due
+    clock.now += 1
+    assert all(c.register(lease(clock, n), 30.0, clock.now) is False for n in range(1, 1000))  # due later
+    assert c.register(lease(clock, 1000), 6.0, clock.now) is True  # a shorter term: due earlier
+    short = lease(clock, 1001)
+    assert c.register(short, 1.2, clock.now) is True  # deadline before any renewal would be due
+    assert c.register(short, 1.2, clock.now) is True  # registered again (a renew): the driver looks again
+    plan, _ = c.step(clock.now + 2)
+    assert short.lost.is_set() and plan is not None and len(plan.chunks[0]) == 1001

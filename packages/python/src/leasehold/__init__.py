@@ -35,6 +35,7 @@ from ._exceptions import (
 )
 from ._idempotency import FileIdempotencyStore, IdempotencyStore, MemoryIdempotencyStore
 from ._retry import RetryPolicy
+from ._transport import http_transport
 from ._spaces import ClaimHandle, Run, Space, SpaceLease
 from ._version import __version__
 from ._async_spaces import AsyncClaimHandle, AsyncRun, AsyncSpace, AsyncSpaceLease
@@ -55,5 +56,5 @@ __all__ = [
     "PermissionDeniedError", "PreconditionFailedError", "PreconditionRequiredError", "RateLimitError", "RetryPolicy", "Run",
     "ServiceUnavailableError", "Space", "SpaceLease", "Spool", "SpoolMessage", "SpoolQueue", "StoppedError", "TaskLease",
     "Tasks", "TaskWorkContext", "UnexpectedResponseError", "UnprocessableEntityError", "UnsupportedMediaTypeError",
-    "UnusableLeaseError", "__version__",
+    "UnusableLeaseError", "__version__", "http_transport",
 ]

@@ -35,6 +35,7 @@ from ._idempotency import (
     is_valid_idempotency_key,
 )
 from ._retry import RetryPolicy, is_retryable_error
+from ._transport import http_transport
 from ._version import __version__
 
 Query = Mapping[str, Union[str, int, float, bool, None]]
@@ -194,8 +195,13 @@ class SyncAPIClient(BaseClient):
         **options: Any,
     ) -> None:
         super().__init__(**options)
-        self._http = http_client or httpx.Client(timeout=self.timeout)
+        self._http = http_client or httpx.Client(timeout=self.timeout, transport=http_transport())
         self._sleep = sleep
+
+    @property
+    def http_client(self) -> httpx.Client:
+        """The kept-alive ``httpx.Client`` it sends with (yours, when you passed ``http_client=``)."""
+        return self._http
 
     def request(
         self,
@@ -257,6 +263,11 @@ class AsyncAPIClient(BaseClient):
         super().__init__(**options)
         self._http = http_client or httpx.AsyncClient(timeout=self.timeout)
         self._sleep = sleep
+
+    @property
+    def http_client(self) -> httpx.AsyncClient:
+        """The kept-alive ``httpx.AsyncClient`` it sends with (anyio sets ``TCP_NODELAY`` on its connections)."""
+        return self._http
 
     async def request(
         self,

@@ -59,8 +59,10 @@ class Ride:
         self.failures += 1
         if self.lease is not None:
             self.lease.raise_if_lost()
-        if not is_retryable_error(error) or (self.stop is not None and self.stop.is_set()):
+        if not is_retryable_error(error):
             raise error
+        if self.stop is not None and self.stop.is_set():
+            raise StoppedError(f"{self.what}: stopped while riding out an outage.") from error
         if self.closed():
             raise ClientClosedError() from error
         delay = self.policy.outage_delay(self.failures, error)

@@ -38,6 +38,8 @@ class RenewalStats:
 
     heartbeats: int = 0
     requests: int = 0
+    succeeded: int = 0
+    """Heartbeats answered (every chunk of the cadence's plan)."""
     failures: int = 0
     lost: int = 0
     leases: int = 0
@@ -77,8 +79,11 @@ class SchedulerCore:
     def _factor(self) -> float:
         return 1 + (self.random() * 2 - 1) * self.jitter
 
-    def register(self, lease: LeaseState, duration: Optional[float], sent_at: float) -> None:
-        """Starts renewing ``lease``, granted ``duration`` seconds by a request sent at ``sent_at``."""
+    def register(self, lease: LeaseState, duration: Optional[float], sent_at: float) -> bool:
+        """Starts renewing ``lease``, granted ``duration`` seconds by a request sent at ``sent_at``.
+        Returns whether the next heartbeat moved earlier (the driver must look again): a lease
+        due after it changes nothing the driver waits for (its at-risk mark and deadline come
+        later still), so registering the n-th lease costs no O(n) pass over the others."""
         with self.lock:
             if self.closed:
                 raise ClientClosedError()
@@ -87,8 +92,12 @@ class SchedulerCore:
                 raise LeaseholdError(f"Another lease with claim id {lease.claim_id} is already registered.")
             lease.record(sent_at, duration, self.drift_margin, self.jitter)
             self.leases[lease.claim_id] = lease
-            self.next_heartbeat_at = min(self.next_heartbeat_at, lease.renewal_due_at(self._factor()))
+            due = lease.renewal_due_at(self._factor())
+            # A short term's at-risk mark (or deadline) can fall before its renewal is due.
+            earlier = min(due, lease.at_risk_at, lease.deadline) < self.next_heartbeat_at or existing is not None
+            self.next_heartbeat_at = min(self.next_heartbeat_at, due)
             self.settled.notify_all()
+            return earlier
 
     def tracked(self, claim_id: str) -> Optional[LeaseState]:
         """The lease this client renews under ``claim_id``, if any (a replayed acquire reuses it)."""
@@ -131,6 +140,9 @@ class SchedulerCore:
         for lease in lost:
             self.stats.lost += 1
             lease.lose("deadline", f"Lease {lease.claim_id} passed its local deadline without a confirmed renewal.")
+        if lost:
+            with self.lock:
+                self.settled.notify_all()
         return plan, wake
 
     def wake_at(self) -> float:
@@ -158,6 +170,7 @@ class SchedulerCore:
         with self.lock:
             self.in_flight = False
             self.failures = 0
+            self.stats.succeeded += 1
             for result in results:
                 lease = self.leases.get(str(result.get("claimId")))
                 if lease is None:
@@ -177,6 +190,9 @@ class SchedulerCore:
         for lease in lost:
             self.stats.lost += 1
             lease.lose("lost", f"The server reported lease {lease.claim_id} lost.")
+        if lost:
+            with self.lock:
+                self.settled.notify_all()  # the losses are applied too (outside the lock: listeners run user code)
 
     def failed(self, error: BaseException, now: float) -> None:
         """A failed heartbeat says nothing about the leases: retry with backoff, never past half the time left."""
@@ -211,16 +227,18 @@ class RenewalScheduler:
         self.core = core
         self._send = send
         self._wake = threading.Condition()
+        self._poked = False
+        """Set by :meth:`wake`; a poke between the thread's look and its wait is not lost."""
         self._thread: Optional[threading.Thread] = None
         self._stop = False
 
     def register(self, lease: LeaseState, duration: Optional[float], sent_at: float) -> None:
-        """Starts renewing ``lease`` (see :meth:`SchedulerCore.register`)."""
-        self.core.register(lease, duration, sent_at)
+        """Starts renewing ``lease`` (see :meth:`SchedulerCore.register`); wakes the thread only when it must look again."""
+        if self.core.register(lease, duration, sent_at):
+            self.wake()
         if self._thread is None:
             self._thread = threading.Thread(target=self._loop, name="leasehold-renewal", daemon=True)
             self._thread.start()
-        self.wake()
 
     def unregister(self, lease: LeaseState) -> bool:
         """Stops renewing ``lease``."""
@@ -229,10 +247,13 @@ class RenewalScheduler:
     def wake(self) -> None:
         """Makes the thread look again now (a lease changed, or a test moved the clock)."""
         with self._wake:
+            self._poked = True
             self._wake.notify_all()
 
     def _loop(self) -> None:
         while not self._stop:
+            with self._wake:
+                self._poked = False
             plan, wake_at = self.core.step(self.core.clock())
             if plan is not None:
                 self._run(plan)
@@ -241,8 +262,8 @@ class RenewalScheduler:
                 if self._stop:
                     return
                 wait = wake_at - self.core.clock()
-                if wait > 0:
-                    self._wake.wait(min(wait, 60.0))
+                if wait > 0 and not self._poked:
+                    self._wake.wait_for(lambda: self._poked or self._stop, min(wait, 60.0))
 
     def _run(self, plan: HeartbeatPlan) -> None:
         results: list[dict[str, Any]] = []
@@ -278,12 +299,13 @@ class AsyncRenewalScheduler:
         self._task: Optional[asyncio.Task[None]] = None
 
     def register(self, lease: LeaseState, duration: Optional[float], sent_at: float) -> None:
-        """Starts renewing ``lease``; must be called from the event loop."""
-        self.core.register(lease, duration, sent_at)
+        """Starts renewing ``lease``; must be called from the event loop. Wakes the task only when it must look again."""
+        earlier = self.core.register(lease, duration, sent_at)
         if self._task is None:
             self._event = asyncio.Event()
             self._task = asyncio.get_running_loop().create_task(self._loop(), name="leasehold-renewal")
-        self.wake()
+        if earlier:
+            self.wake()
 
     def unregister(self, lease: LeaseState) -> bool:
         """Stops renewing ``lease``."""
