@@ -20,13 +20,12 @@ export const mockedSpeed: Benchmark = {
     const trips = ctx.quick ? 20 : 500;
     const warmup = ctx.quick ? 5 : 300;
     const rounds = ctx.quick ? 1 : ctx.rounds;
-    // Loaded here, not at the top: @leasehold/msw imports the *built* @leasehold/server
-    // (packages/server/dist), so without `pnpm build` only this benchmark fails.
+    // Loaded here, not at the top: if @leasehold/msw cannot load, only this benchmark fails.
     const [{ createLeaseholdHandlers, createLeaseholdMockServer }, { LeaseholdDispatcher }] = await Promise.all([
       import('../packages/msw/src/index.js'),
       import('../packages/msw/src/dispatcher.js'),
     ]).catch((error: unknown) => {
-      throw new Error(`@leasehold/msw could not be loaded (it needs the built server: pnpm build): ${(error as Error).message}`);
+      throw new Error(`@leasehold/msw could not be loaded: ${(error as Error).message}`);
     });
     // One server (manual clock) behind all four ways, as @leasehold/msw recommends for sharing.
     const server = createLeaseholdMockServer();

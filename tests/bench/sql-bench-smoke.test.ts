@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ResultsFile, Row } from '../../bench/lib/types.js';
 
-// Runs the SQL store benchmarks once with tiny sizes (`pnpm bench -- --only sql,sweep,replicas
-// --quick`: a throwaway cluster they start and stop, and PGlite) so they cannot rot. It checks
+// Runs the SQL store benchmarks and the start-up one once with tiny sizes (`pnpm bench -- --only
+// sql,sweep,replicas,startup --quick`: a throwaway cluster they start and stop, and PGlite) so they cannot rot. It checks
 // rows and numeric figures and the counts that are properties, not speeds: a renew is one round
 // trip, a cached authentication none, a heartbeat's statements do not grow with its leases.
 
@@ -17,7 +17,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function runQuick(out: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const args = ['--expose-gc', '--import', 'tsx', 'bench/run.ts', '--quick', '--only', 'sql,sweep,replicas', '--out', out];
+    const args = ['--expose-gc', '--import', 'tsx', 'bench/run.ts', '--quick', '--only', 'sql,sweep,replicas,startup', '--out', out];
     const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -36,8 +36,8 @@ describe('SQL bench smoke (--quick)', () => {
     expect(code, output).toBe(0);
     const results = JSON.parse(readFileSync(out, 'utf8')) as ResultsFile;
     const byName = new Map(results.benches.map((b) => [b.name, b]));
-    expect([...byName.keys()]).toEqual(['sql', 'sweep', 'replicas']);
-    const minimumRows: Record<string, number> = { sql: 30, sweep: 8, replicas: 6 };
+    expect([...byName.keys()]).toEqual(['sql', 'sweep', 'replicas', 'startup']);
+    const minimumRows: Record<string, number> = { sql: 30, sweep: 8, replicas: 6, startup: 5 };
     for (const [name, bench] of byName) {
       expect(bench.error, `${name}: ${bench.error}`).toBeUndefined();
       expect(bench.rows.length, name).toBeGreaterThanOrEqual(minimumRows[name] ?? 1);
@@ -54,5 +54,5 @@ describe('SQL bench smoke (--quick)', () => {
     const growth = sql.find((r) => r.label.startsWith('statements: heartbeat of'));
     expect(growth?.ratio?.median).toBe(1);
     expect(output).not.toContain('differs');
-  }, 150_000);
+  }, 240_000);
 });

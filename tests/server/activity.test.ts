@@ -1,4 +1,7 @@
-/** The activity views over real HTTP: lease events as server-sent events, resumed by Last-Event-ID. */
+/**
+ * The activity views over real HTTP: lease events as server-sent events, resumed by Last-Event-ID;
+ * who holds a queue's leased messages.
+ */
 import { afterEach, describe, expect, it } from 'vitest';
 import { READER, SPACE, expectStatus, startServer, stopServers } from '../support/leasehold-harness.js';
 
@@ -37,5 +40,46 @@ describe('lease events as server-sent events', () => {
     const activity = await h.call('getSpaceActivity', { path: { spaceId: SPACE } });
     expectStatus(activity, 200);
     expect(activity.body.lost).toMatchObject([{ claimId: first.body.claimId, holder: 'w1', reason: 'expired' }]);
+  });
+});
+
+describe("a queue's activity", () => {
+  it('lists the leased messages in send order with the session holding each, paged, and drops what was settled or ran out', async () => {
+    const h = await startServer();
+    await h.createQueue('billing', 'invoices', 30);
+    const sent = [];
+    for (let i = 0; i < 4; i++) sent.push(await h.sendMessage('billing', 'invoices', { invoice: i }));
+    const now = await h.control.now();
+    const a = await h.receive('billing', 'invoices', { 'Leasehold-Session': 'sess-a' });
+    const b = await h.receive('billing', 'invoices', { 'Leasehold-Session': 'sess-b' });
+    const c = await h.receive('billing', 'invoices');
+    const path = { spool: 'billing', queue: 'invoices' };
+
+    const first = await h.call('getQueueActivity', { key: READER, path, query: { limit: 2 } });
+    expectStatus(first, 200);
+    expect(first.body).toMatchObject({ object: 'queue_activity', spool: 'billing', queue: 'invoices' });
+    expect(first.body.leased).toEqual([
+      { object: 'leased_message', messageId: sent[0]?.id, claimId: a.answer.body.claimId, holderSession: 'sess-a', fence: a.answer.body.fence, deliveryCount: 1, acquiredAt: now, expiresAt: now + 30_000 },
+      { object: 'leased_message', messageId: sent[1]?.id, claimId: b.answer.body.claimId, holderSession: 'sess-b', fence: b.answer.body.fence, deliveryCount: 1, acquiredAt: now, expiresAt: now + 30_000 },
+    ]);
+    const text = JSON.stringify(first.body);
+    expect(text).not.toContain(a.lease);
+    expect(text).not.toContain(sent[0]?.handle);
+    const second = await h.call('getQueueActivity', { key: READER, path, query: { limit: 2, cursor: first.body.nextCursor } });
+    expect(second.body.leased.map((m: { messageId: string; holderSession: string | null }) => [m.messageId, m.holderSession])).toEqual([[sent[2]?.id, null]]);
+    expect(second.body.nextCursor).toBeNull();
+    expect(c.answer.body.id).toBe(sent[2]?.id);
+
+    expectStatus(await h.call('ackMessage', { path: { spool: 'billing' }, headers: { 'Spooler-Lease': a.lease } }), 204);
+    const afterAck = await h.call('getQueueActivity', { path });
+    expect(afterAck.body.leased.map((m: { messageId: string }) => m.messageId)).toEqual([sent[1]?.id, sent[2]?.id]);
+
+    await h.control.advanceClock(30_001);
+    expect((await h.call('getQueueActivity', { path })).body.leased).toEqual([]);
+    const again = await h.receive('billing', 'invoices', { 'Leasehold-Session': 'sess-c' });
+    const redelivered = await h.call('getQueueActivity', { path });
+    expect(redelivered.body.leased).toMatchObject([{ messageId: sent[1]?.id, claimId: again.answer.body.claimId, holderSession: 'sess-c', deliveryCount: 2 }]);
+    const stats = await h.call('listQueueStats', {});
+    expect(stats.body.data).toMatchObject([{ spool: 'billing', queue: 'invoices', leased: 1 }]);
   });
 });

@@ -3,16 +3,17 @@
  * this project's store, workers through @leasehold/client, and `/console` showing a claim with
  * its holder and countdown within 2 s, a waiter in position, a lost lease in the feed and a
  * queue's depth chart moving — with every request that would leave 127.0.0.1 blocked and
- * failing the test. `LEASEHOLD_SCREENSHOTS=<dir>` keeps screenshots (light and dark).
+ * failing the test. `LEASEHOLD_SCREENSHOTS=<dir>` keeps screenshots (light and dark). The tasks
+ * view and the operator's actions: console-tasks.test.ts; the key check, who holds a queue's
+ * messages and session states: console-fleet.test.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Leasehold } from '../../packages/client/src/index.js';
 import { ADMIN, SCOPE, SPACE, startServer, stopServers } from '../support/leasehold-harness.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
+import { localPage as openLocalPage, screenshot } from '../support/console-browser.js';
 import { TEST_STORE } from '../support/test-store.js';
 
 let browser: Browser;
@@ -22,25 +23,7 @@ beforeAll(async () => {
 afterAll(() => browser?.close());
 afterEach(stopServers);
 
-/** A page that refuses (and records) every request not to 127.0.0.1. */
-async function localPage(): Promise<{ page: Page; offMachine: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  const offMachine: string[] = [];
-  await context.route('**/*', (route) => {
-    const url = new URL(route.request().url());
-    if (url.hostname === '127.0.0.1' || url.protocol === 'data:') return route.continue();
-    offMachine.push(url.href);
-    return route.abort('blockedbyclient');
-  });
-  return { page: await context.newPage(), offMachine };
-}
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  const dir = process.env.LEASEHOLD_SCREENSHOTS;
-  if (dir === undefined || dir === '') return;
-  mkdirSync(dir, { recursive: true });
-  await page.screenshot({ path: join(dir, `${name}-${TEST_STORE}.png`), fullPage: true });
-}
+const localPage = () => openLocalPage(browser);
 
 describe(`the console (${TEST_STORE} store)`, () => {
   it('shows claims with holder and countdown, waiters in position, lost leases in the feed and a moving depth chart', async () => {

@@ -157,6 +157,15 @@ const operations: Record<string, OperationCases> = {
     sample: async () => ({}),
     invalid: { param: 'limit', make: async () => ({ query: { limit: 0 } }) },
   },
+  getQueueActivity: {
+    success: 200,
+    read: true,
+    sample: async (h) => {
+      await h.createQueue('billing', 'invoices');
+      return { path: { spool: 'billing', queue: 'invoices' }, query: { limit: 10 } };
+    },
+    invalid: { param: 'cursor', make: async () => ({ path: { spool: 'billing', queue: 'invoices' }, query: { cursor: 'bogus' } }) },
+  },
   listLeaseEvents: {
     success: 200,
     read: true,
@@ -947,6 +956,27 @@ const cases: StatusCase[] = [
     code: 'idempotency_key_reused',
     title: 'an Idempotency-Key reused with another timeout',
     run: () => reused('putQueue', operations.putQueue!.sample, withBody({ leaseTimeoutSeconds: 90 })),
+  },
+  {
+    operationId: 'getQueueActivity',
+    status: 404,
+    code: 'spool_not_found',
+    title: "another account's spool",
+    run: async (s) => {
+      const h = await s();
+      return h.call('getQueueActivity', { ...(await operations.getQueueActivity!.sample(h)), key: OTHER });
+    },
+  },
+  {
+    operationId: 'getQueueActivity',
+    status: 404,
+    code: 'queue_not_found',
+    title: 'a queue that does not exist',
+    run: async (s) => {
+      const h = await s();
+      expectStatus(await h.call('createSpool', { json: { name: 'billing' } }), 201);
+      return h.call('getQueueActivity', { path: { spool: 'billing', queue: 'nope' } });
+    },
   },
   {
     operationId: 'sendMessage',

@@ -1,11 +1,12 @@
 /**
  * The activity views (the console's reads) through the operations interface, on memory, PGlite
  * and PostgreSQL: active spaces, a space's claims, waiters and losses, lease events with a
- * cursor, queue statistics with samples, heartbeat rates per session. Each SQL transcript must
+ * cursor, queue statistics with samples, a queue's leased messages and their holders, heartbeat
+ * rates per session. Each SQL transcript must
  * equal the memory engine's.
  */
 import { expect } from 'vitest';
-import type { Claim, LeaseEvent, ReceivedMessage } from '../../packages/server/src/engine/index.js';
+import type { Claim, LeaseEvent, Message, ReceivedMessage } from '../../packages/server/src/engine/index.js';
 import { SCOPE, SPACE, SPACE_B, describeStores, type World } from './support/world.js';
 
 const acquire = (w: World, key: string, holder: string, extra: Record<string, unknown> = {}) =>
@@ -121,5 +122,37 @@ describeStores('activity', {
     expect(list.data[4]).toMatchObject({ claimId: second.message.claimId, spool: 'billing', queue: 'invoices', holderSession: 'sess-q' });
     expect((await events(w, undefined, 50, w.oneSpace)).data).toHaveLength(5);
     expect((await w.ok((ops) => ops.activity.sessions({ credential: w.admin, limit: 1 }))).nextCursor).not.toBeNull();
+  },
+
+  "a queue's leased messages and who holds them": async (w) => {
+    await w.ok((ops) => ops.spools.createSpool({ credential: w.admin, name: 'billing' }));
+    await w.ok((ops) => ops.spools.putQueue({ credential: w.admin, spool: 'billing', queue: 'invoices', leaseTimeoutSeconds: 30 }));
+    const sent: Message[] = [];
+    for (let i = 0; i < 3; i++) sent.push(await w.ok((ops) => ops.spools.send({ credential: w.admin, spool: 'billing', queue: 'invoices', body: i })));
+    const receive = (holderSession?: string) =>
+      w.ok((ops) => ops.spools.receive({ credential: w.admin, spool: 'billing', queue: 'invoices', holderSession })) as Promise<ReceivedMessage>;
+    const a = await receive('sess-a');
+    const b = await receive('sess-b');
+    await receive();
+    const held = (credential = w.admin) => w.ok((ops) => ops.activity.queueActivity({ credential, spool: 'billing', queue: 'invoices' }));
+    const first = await held();
+    expect(first).toMatchObject({ object: 'queue_activity', spool: 'billing', queue: 'invoices', nextCursor: null });
+    expect(first.leased.map((m) => [m.messageId, m.holderSession, m.deliveryCount, m.expiresAt !== null && m.expiresAt - m.acquiredAt])).toEqual([
+      [sent[0]?.id, 'sess-a', 1, 30_000],
+      [sent[1]?.id, 'sess-b', 1, 30_000],
+      [sent[2]?.id, null, 1, 30_000],
+    ]);
+    expect(first.leased[0]).toMatchObject({ claimId: a.message.claimId, fence: a.message.fence });
+    expect(await w.run((ops) => ops.activity.queueActivity({ credential: w.other, spool: 'billing', queue: 'invoices' }))).toMatchObject({ code: 'spool_not_found' });
+    expect(await w.run((ops) => ops.activity.queueActivity({ credential: w.admin, spool: 'billing', queue: 'nope' }))).toMatchObject({ code: 'queue_not_found' });
+    expect(await w.run((ops) => ops.activity.queueActivity({ credential: w.admin, spool: 'billing', queue: 'invoices', cursor: 'bogus' }))).toMatchObject({ param: 'cursor' });
+
+    await w.advance(10_000);
+    const renewed = await w.ok((ops) => ops.spools.renew({ credential: w.admin, spool: 'billing', lease: a.lease }));
+    await w.ok((ops) => ops.spools.nack({ credential: w.admin, spool: 'billing', lease: b.lease, delaySeconds: 60 }));
+    await w.ok((ops) => ops.spools.discard({ credential: w.admin, spool: 'billing', handle: sent[2]?.handle as string }));
+    expect((await held()).leased.map((m) => [m.messageId, m.expiresAt])).toEqual([[sent[0]?.id, renewed.expiresAt]]);
+    await w.advance(30_001);
+    expect((await held()).leased).toEqual([]);
   },
 });

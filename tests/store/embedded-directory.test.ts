@@ -75,6 +75,23 @@ describe('leasehold-server --store <directory>', () => {
     expect(widerThanOwner(data)).toEqual([]);
   }, 150_000);
 
+  it('keeps a new directory owner-only: after its migrations, after writes and after a clean stop', async () => {
+    // A new directory runs every migration, and closing checkpoints: PGlite writes files 0666 in both.
+    const data = join(scratch(), 'new-store');
+    const run = cli(['--port', '0', '--store', data], { umask: '022' });
+    const url = await run.listening(90_000);
+    expect(widerThanOwner(data)).toEqual([]);
+    const created = await fetch(`${url}/v1/tasks`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer lh_test_admin', 'content-type': 'application/json', 'idempotency-key': 'owner-only-files' },
+      body: JSON.stringify({ title: 'owner-only files' }),
+    });
+    expect(created.status).toBe(201);
+    await run.stop();
+    expect(await run.exited).toBe(0);
+    expect(widerThanOwner(data)).toEqual([]);
+  }, 150_000);
+
   it('refuses a mistyped URL and a bare relative name before writing anything, with the password hidden', async () => {
     // The CLI runs in the repository root: before the rule these became directories there.
     // One child (each costs a few seconds to start); the rule's other cases: parseStoreTarget's unit test.

@@ -53,7 +53,7 @@ export function followLeaseEvents(api: Api, onEvents: (events: Schemas['LeaseEve
         headers: lastId === undefined ? {} : { 'last-event-id': lastId },
         signal: controller.signal,
       });
-      if (!response.ok) throw new Error(`lease events: HTTP ${response.status}`);
+      if (!response.ok) throw await api.failure(response);
       const { events, retryMs } = parseEventStream(await response.text());
       const batch = events.filter((e) => e.event === 'lease_event').map((e) => JSON.parse(e.data) as Schemas['LeaseEvent']);
       const last = events.at(-1)?.id;

@@ -1,8 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 
-/** The latest answer of `load`, called now and every `everyMs` (and when `deps` change), or its error. */
-export function usePoll<T>(load: () => Promise<T>, everyMs: number, deps: readonly unknown[]): { value: T | undefined; error: unknown } {
+/**
+ * The latest answer of `load`, called now and every `everyMs` (and when `deps` change), or its
+ * error; `refresh` loads again at once (after a write the panel shows).
+ */
+export function usePoll<T>(load: () => Promise<T>, everyMs: number, deps: readonly unknown[]): { value: T | undefined; error: unknown; refresh: () => void } {
   const [state, setState] = useState<{ value: T | undefined; error: unknown }>({ value: undefined, error: undefined });
+  const [round, setRound] = useState(0);
   useEffect(() => {
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -20,16 +24,16 @@ export function usePoll<T>(load: () => Promise<T>, everyMs: number, deps: readon
       stopped = true;
       if (timer !== undefined) clearTimeout(timer);
     };
-  }, deps);
-  return state;
+  }, [...deps, round]);
+  return { ...state, refresh: () => setRound((n) => n + 1) };
 }
 
-/** The time now, re-rendered every `everyMs` (countdowns). */
+/** The time now, read at every render and re-rendered every `everyMs` (countdowns). */
 export function useNow(now: () => number, everyMs = 100): number {
-  const [value, setValue] = useState(now());
+  const [, setTicks] = useState(0);
   useEffect(() => {
-    const timer = setInterval(() => setValue(now()), everyMs);
+    const timer = setInterval(() => setTicks((n) => n + 1), everyMs);
     return () => clearInterval(timer);
-  }, [now, everyMs]);
-  return value;
+  }, [everyMs]);
+  return now();
 }

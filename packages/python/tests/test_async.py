@@ -10,7 +10,7 @@ import httpx
 
 from conftest import API_KEY, FakeClock, Recorder, Server
 from leasehold import AsyncLeasehold, DeadLetter, Leasehold
-from leasehold.resources.async_work import AsyncSpoolMessage, AsyncTaskLease
+from leasehold import AsyncSpoolMessage, AsyncTaskWorkContext
 
 
 def test_async_acquire_renew_and_release(server: Server) -> None:
@@ -53,8 +53,8 @@ def test_async_tasks_and_consume(server: Server) -> None:
         async with AsyncLeasehold(base_url=server.url, api_key=API_KEY) as lh:
             task = await lh.tasks.create("async task")
 
-            async def work(lease: AsyncTaskLease) -> dict[str, int]:
-                return {"fence": lease.fence or 0}
+            async def work(ctx: AsyncTaskWorkContext) -> dict[str, int]:
+                return {"fence": ctx.lease.fence or 0}
 
             assert (await lh.tasks.work(task["id"], work))["fence"] >= 1
             assert (await lh.tasks.get(task["id"]))[0]["status"] == "Done"

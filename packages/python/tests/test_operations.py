@@ -44,6 +44,8 @@ def test_observe_update_and_discard(h: Harness) -> None:
     queue.send({"x": 1})
     message = queue.receive()
     assert message is not None
+    held = h.lh.observe.queue_activity(spool.name, "q")["leased"]
+    assert [(m["claimId"], m["holderSession"]) for m in held] == [(message.claim_id, h.lh.session)]
     message.renew()
     message.discard()
     assert queue.receive() is None

@@ -26,7 +26,7 @@ WORKER = textwrap.dedent(
         run = lh.space(space_id).run(scope_id, holder="wheel-worker")
         fence = run.claim("from-the-wheel").run(lambda lease: lease.fence)
         task = lh.tasks.create("from the wheel")
-        done = lh.tasks.work(task["id"], lambda lease: {"fence": lease.fence})
+        done = lh.tasks.work(task["id"], lambda ctx: {"fence": ctx.lease.fence})
         print(leasehold.__file__)
         print(fence, done)
     """

@@ -10,15 +10,16 @@ import uuid
 import pytest
 
 from conftest import Harness
-from leasehold import ConflictError, DeadLetter, SpoolMessage, TaskLease
+from leasehold import ConflictError, DeadLetter, SpoolMessage, TaskWorkContext
 
 
 def test_work_claims_renews_and_completes(h: Harness) -> None:
     task = h.lh.tasks.create("rebuild the index")
     fences: list[int] = []
 
-    def work(lease: TaskLease) -> dict[str, bool]:
-        fences.append(lease.fence or 0)
+    def work(ctx: TaskWorkContext) -> dict[str, bool]:
+        fences.append(ctx.lease.fence or 0)
+        assert ctx.task["status"] == "InProgress"  # marked before fn runs
         return {"ok": True}
 
     result = h.lh.tasks.work(task["id"], work)

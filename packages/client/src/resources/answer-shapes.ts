@@ -162,6 +162,7 @@ export const answerShapes: Readonly<Record<ClientOperationId, AnswerShape>> = Ob
   listSpaces: objectBody('space list'),
   getSpaceActivity: objectBody('space activity'),
   listQueueStats: objectBody('queue statistics'),
+  getQueueActivity: objectBody('queue activity'),
   listLeaseEvents: objectBody('lease event list'),
   streamLeaseEvents: anySuccess,
   listSessions: objectBody('session list'),

@@ -5,7 +5,7 @@ export function ErrorLine(props: { error: unknown }) {
   const { error } = props;
   if (error === undefined) return null;
   const text =
-    error instanceof ApiError ? `${error.status}${error.code ? ` ${error.code}` : ''}: ${error.message}`
+    error instanceof ApiError ? error.describe()
     : error instanceof Error ? error.message
     : String(error);
   return <p class="error" role="alert">{text}</p>;

@@ -1,59 +1,78 @@
 import { useState } from 'preact/hooks';
-import type { Api, Schemas } from '../api.js';
-import { countdown } from '../format.js';
+import { ApiError, type Api, type Schemas } from '../api.js';
+import { lacksAdmin, runTaskAction, TASK_ACTIONS, type TaskAction } from '../task-actions.js';
 import { useNow, usePoll } from '../use-poll.js';
 import { ErrorLine } from './error-line.js';
+import { TaskDetail } from './task-detail.js';
+import { TaskRow } from './task-row.js';
 
 const STATUSES = ['Todo', 'InProgress', 'Blocked', 'Done'] as const;
+
+/** The list query of a filter: a status, `claimable` (Todo or stalled, past its backoff), or any. */
+function listQuery(filter: string): string {
+  if (filter === 'claimable') return '&claimable=true';
+  return filter === '' ? '' : `&status=${filter}`;
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof ApiError) return error.describe();
+  return error instanceof Error ? error.message : String(error);
+}
 
 function matches(task: Schemas['Task'], search: string): boolean {
   if (search === '') return true;
   const needle = search.toLowerCase();
-  return [String(task.id), task.title, task.description, task.claim?.holderSession ?? '', ...task.notes.map((n) => n.text)].some((text) =>
-    text.toLowerCase().includes(needle),
-  );
+  const sessions = [task.claim?.holderSession ?? '', task.lastClaim?.holderSession ?? ''];
+  return [String(task.id), task.title, task.description, ...sessions, ...task.notes.map((n) => n.text)].some((text) => text.toLowerCase().includes(needle));
 }
 
-/** One task read on its own: the `ETag` a write must send, and its notes. */
-function TaskDetail(props: { api: Api; id: number }) {
-  const { value, error } = usePoll(async () => {
-    const { body, headers } = await props.api.json<Schemas['Task']>(`/v1/tasks/${props.id}`);
-    return { task: body, etag: headers.get('etag') };
-  }, 2000, [props.api, props.id]);
-  if (value === undefined) return <ErrorLine error={error} />;
-  return (
-    <div class="detail" aria-live="polite">
-      <p>
-        Task {value.task.id}: ETag <code class="etag">{value.etag}</code>, version {value.task.version}
-      </p>
-      {value.task.notes.length === 0 ? <p class="muted">No notes.</p> : (
-        <ul>{value.task.notes.map((note) => <li key={note.id}><span class="muted">{note.createdUtc}</span> {note.text}</li>)}</ul>
-      )}
-    </div>
-  );
-}
-
-/** Tasks by status with their claim holder, expiry and notes; filter by status, search, open one for its ETag. */
-export function Tasks(props: { api: Api }) {
-  const { api } = props;
-  const [status, setStatus] = useState<string>('');
+/**
+ * Tasks by status with their attempts, claim and last claim (stalled ones marked); filter by
+ * status or claimable, search, open one for its ETag; release a task's claim or requeue it (an
+ * operator's key: `tasks:admin`). A key without that permission is told once, in one line, and
+ * the buttons are switched off.
+ */
+export function Tasks(props: { api: Api; onDone: (message: string) => void }) {
+  const { api, onDone } = props;
+  const [filter, setFilter] = useState<string>('');
   const [search, setSearch] = useState('');
   const [open, setOpen] = useState<number | undefined>(undefined);
-  const { value, error } = usePoll(
-    async () => (await api.json<Schemas['TaskList']>(`/v1/tasks?limit=100${status ? `&status=${status}` : ''}`)).body,
+  const [busy, setBusy] = useState(false);
+  const [denied, setDenied] = useState<string | undefined>(undefined);
+  const [failure, setFailure] = useState<string | undefined>(undefined);
+  const { value, error, refresh } = usePoll(
+    async () => (await api.json<Schemas['TaskList']>(`/v1/tasks?limit=100${listQuery(filter)}`)).body,
     2000,
-    [api, status],
+    [api, filter],
   );
-  const now = useNow(() => api.serverNow(), 1000);
+  const now = useNow(() => api.serverNow(), 250);
   const tasks = (value?.data ?? []).filter((task) => matches(task, search));
+  const run = (taskId: number, action: TaskAction) => {
+    setBusy(true);
+    setFailure(undefined);
+    runTaskAction(api, taskId, action)
+      .then(
+        () => onDone(`Task ${taskId}: ${TASK_ACTIONS[action].done}`),
+        (failed: unknown) => {
+          if (lacksAdmin(failed)) setDenied(`This key may not release or requeue tasks (it needs the tasks:admin permission): ${failed.describe()}`);
+          else setFailure(`Task ${taskId}: could not ${TASK_ACTIONS[action].label.toLowerCase()}: ${reasonOf(failed)}`);
+        },
+      )
+      .finally(() => {
+        setBusy(false);
+        refresh();
+      });
+  };
+  const disabledBecause = denied !== undefined ? 'This key lacks tasks:admin' : busy ? 'Working…' : undefined;
   return (
     <section aria-labelledby="tasks-title">
       <h2 id="tasks-title">Tasks</h2>
       <div class="filters">
         <label>
           Status{' '}
-          <select value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
+          <select value={filter} onChange={(e) => setFilter((e.target as HTMLSelectElement).value)}>
             <option value="">any</option>
+            <option value="claimable">claimable (Todo or stalled)</option>
             {STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
           </select>
         </label>{' '}
@@ -63,21 +82,18 @@ export function Tasks(props: { api: Api }) {
         {value?.nextCursor !== null && value !== undefined && <span class="muted"> (first 100 shown)</span>}
       </div>
       <ErrorLine error={error} />
+      {denied !== undefined && <p class="error" role="alert">{denied}</p>}
+      {failure !== undefined && <p class="error" role="alert">{failure}</p>}
       <table class="tasks">
         <thead>
-          <tr><th scope="col">Id</th><th scope="col">Title</th><th scope="col">Status</th><th scope="col">Claimed by</th><th scope="col">Claim expires in</th><th scope="col">Notes</th><th scope="col">ETag</th></tr>
+          <tr>
+            <th scope="col">Id</th><th scope="col">Title</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Claimed by</th>
+            <th scope="col">Claim expires in</th><th scope="col">Last claim</th><th scope="col">Notes</th><th scope="col">ETag</th><th scope="col">Operator</th>
+          </tr>
         </thead>
         <tbody>
           {tasks.map((task) => (
-            <tr key={task.id} data-task={task.id}>
-              <td>{task.id}</td>
-              <td>{task.title}</td>
-              <td><span class={`badge ${task.status}`}>{task.status}</span></td>
-              <td><code>{task.claim?.holderSession ?? '—'}</code></td>
-              <td>{task.claim ? countdown(Date.parse(task.claim.expiresUtc), now) : '—'}</td>
-              <td>{task.notes.length}</td>
-              <td><button type="button" aria-expanded={open === task.id} onClick={() => setOpen(open === task.id ? undefined : task.id)}>{open === task.id ? 'Hide' : 'Show'}</button></td>
-            </tr>
+            <TaskRow key={task.id} task={task} now={now} open={open === task.id} onToggle={() => setOpen(open === task.id ? undefined : task.id)} actions={{ disabledBecause, run }} />
           ))}
         </tbody>
       </table>

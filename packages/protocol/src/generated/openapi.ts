@@ -789,6 +789,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/spools/{spool}/queues/{queue}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a queue's activity
+         * @description One page of the queue's leased messages — received, not yet acknowledged, nacked or
+         *     discarded, and whose lease has not run out — oldest sent first, each with the session that
+         *     holds it (the `Leasehold-Session` sent with the receive), the lease's claim id and fence, the
+         *     delivery count, when it was received and when its lease expires. The console's "Held by".
+         *     Leases, handles and bodies never appear here. No such spool: 404 `spool_not_found`; no such
+         *     queue in it: 404 `queue_not_found`.
+         *
+         *     Key permission: `spools:read`.
+         */
+        get: operations["getQueueActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -2062,6 +2089,54 @@ export interface components {
             data: components["schemas"]["QueueStats"][];
             /**
              * @description Pass as `cursor` to get the next page; `null` on the last page.
+             * @example null
+             */
+            nextCursor: string | null;
+        };
+        /**
+         * LeasedMessage
+         * @description A message of a queue leased to a receiver right now, and who holds it. Neither the lease
+         *     (`Spooler-Lease`) nor the message's handle or body appear here.
+         */
+        LeasedMessage: {
+            /** @constant */
+            object: "leased_message";
+            /** @example msg_9Tq3Zx7Kp2Vn5Lm8 */
+            messageId: string;
+            /**
+             * @description The lease's claim id, as the receive answer and heartbeats report it.
+             * @example clm_Sp3Lq7Vz9Xk2Tn4R
+             */
+            claimId: string;
+            /**
+             * @description The `Leasehold-Session` the receive was sent with, or `null` when it sent none.
+             * @example sess_4d3c2b1a
+             */
+            holderSession: string | null;
+            fence: components["schemas"]["Fence"];
+            /**
+             * @description How many times the message has been received, this delivery included.
+             * @example 1
+             */
+            deliveryCount: number;
+            /** @description When this delivery was received. */
+            acquiredAt: components["schemas"]["EpochMillis"];
+            /** @description When the lease runs out unless renewed, or `null` when the queue's leases never expire. */
+            expiresAt: components["schemas"]["EpochMillis"] | null;
+        };
+        /**
+         * QueueActivity
+         * @description Who holds what in one queue now: one page of its leased messages, oldest sent first, each
+         *     with the session holding it.
+         */
+        QueueActivity: {
+            /** @constant */
+            object: "queue_activity";
+            spool: components["schemas"]["IdentName"];
+            queue: components["schemas"]["IdentName"];
+            leased: components["schemas"]["LeasedMessage"][];
+            /**
+             * @description Pass as `cursor` for the next page of leased messages; `null` on the last page.
              * @example null
              */
             nextCursor: string | null;
@@ -5165,6 +5240,78 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Default"];
+        };
+    };
+    getQueueActivity: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1–100.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `nextCursor` of the previous page.
+                 * @example Y2xtOnJlcG9ydHMvMjAyNi0xMQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The spool name.
+                 * @example billing
+                 */
+                spool: components["parameters"]["SpoolName"];
+                /**
+                 * @description The queue name inside the spool.
+                 * @example invoices
+                 */
+                queue: components["parameters"]["QueueName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The queue's leased messages and who holds them. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "queue_activity",
+                     *       "spool": "billing",
+                     *       "queue": "invoices",
+                     *       "leased": [
+                     *         {
+                     *           "object": "leased_message",
+                     *           "messageId": "msg_9Tq3Zx7Kp2Vn5Lm8",
+                     *           "claimId": "clm_Sp3Lq7Vz9Xk2Tn4R",
+                     *           "holderSession": "sess_4d3c2b1a",
+                     *           "fence": 57,
+                     *           "deliveryCount": 1,
+                     *           "acquiredAt": 1795967730000,
+                     *           "expiresAt": 1795967760000
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueueActivity"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

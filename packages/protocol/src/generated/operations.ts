@@ -716,6 +716,37 @@ export const operationMetadata = {
     "idempotencyKey": "none",
     "control": false
   },
+  "getQueueActivity": {
+    "method": "GET",
+    "path": "/v1/spools/{spool}/queues/{queue}/activity",
+    "pathParams": [
+      {
+        "name": "spool",
+        "integer": false
+      },
+      {
+        "name": "queue",
+        "integer": false
+      }
+    ],
+    "queryParams": [
+      {
+        "name": "limit",
+        "integer": true,
+        "required": false
+      },
+      {
+        "name": "cursor",
+        "integer": false,
+        "required": false
+      }
+    ],
+    "headerParams": [],
+    "permission": "spools:read",
+    "body": "none",
+    "idempotencyKey": "none",
+    "control": false
+  },
   "listLeaseEvents": {
     "method": "GET",
     "path": "/v1/events",

@@ -7,6 +7,7 @@ from ._exceptions import (
     APIConnectionError,
     APIError,
     APITimeoutError,
+    AttemptsExhaustedError,
     AuthenticationError,
     BadRequestError,
     ClientClosedError,
@@ -26,27 +27,33 @@ from ._exceptions import (
     PreconditionRequiredError,
     RateLimitError,
     ServiceUnavailableError,
+    StoppedError,
     UnexpectedResponseError,
     UnprocessableEntityError,
     UnsupportedMediaTypeError,
+    UnusableLeaseError,
 )
 from ._idempotency import FileIdempotencyStore, IdempotencyStore, MemoryIdempotencyStore
 from ._retry import RetryPolicy
 from ._spaces import ClaimHandle, Run, Space, SpaceLease
 from ._version import __version__
-from ._async_spaces import AsyncClaimHandle, AsyncSpaceLease
-from .resources.async_work import AsyncSpoolMessage, AsyncSpoolQueue, AsyncTaskLease
-from .resources.spools import DeadLetter, SpoolMessage, SpoolQueue
-from .resources.tasks import TaskLease
+from ._async_spaces import AsyncClaimHandle, AsyncRun, AsyncSpace, AsyncSpaceLease
+from .resources.async_spools import AsyncSpool, AsyncSpoolMessage, AsyncSpoolQueue
+from .resources.async_task_work import AsyncTaskWorkContext
+from .resources.async_tasks import AsyncTaskLease, AsyncTasks
+from .resources.spools import DeadLetter, Spool, SpoolMessage, SpoolQueue
+from .resources.task_work import TaskWorkContext
+from .resources.tasks import TaskLease, Tasks
 
 __all__ = [
-    "APIConnectionError", "APIError", "APIResponse", "APITimeoutError", "AsyncClaimHandle", "AsyncLeasehold",
-    "AsyncSpaceLease", "AsyncSpoolMessage", "AsyncSpoolQueue", "AsyncTaskLease", "AuthenticationError",
-    "BadRequestError", "ClaimHandle", "ClientClosedError", "ConflictError", "DeadLetter", "ErrorDetail",
-    "FileIdempotencyStore", "GoneError", "IdempotencyStore", "InternalServerError", "InvalidArgumentError",
-    "Leasehold", "LeaseholdError", "LeaseLostError", "LeaseLostReason", "MemoryIdempotencyStore", "NotFoundError",
-    "PayloadTooLargeError", "PaymentRequiredError", "PermissionDeniedError", "PreconditionFailedError",
-    "PreconditionRequiredError", "RateLimitError", "RetryPolicy", "Run", "ServiceUnavailableError", "Space",
-    "SpaceLease", "SpoolMessage", "SpoolQueue", "TaskLease", "UnexpectedResponseError", "UnprocessableEntityError",
-    "UnsupportedMediaTypeError", "__version__",
+    "APIConnectionError", "APIError", "APIResponse", "APITimeoutError", "AsyncClaimHandle", "AsyncLeasehold", "AsyncRun",
+    "AsyncSpace", "AsyncSpaceLease", "AsyncSpool", "AsyncSpoolMessage", "AsyncSpoolQueue", "AsyncTaskLease", "AsyncTasks",
+    "AsyncTaskWorkContext", "AttemptsExhaustedError", "AuthenticationError", "BadRequestError", "ClaimHandle",
+    "ClientClosedError", "ConflictError", "DeadLetter", "ErrorDetail", "FileIdempotencyStore", "GoneError",
+    "IdempotencyStore", "InternalServerError", "InvalidArgumentError", "Leasehold", "LeaseholdError", "LeaseLostError",
+    "LeaseLostReason", "MemoryIdempotencyStore", "NotFoundError", "PayloadTooLargeError", "PaymentRequiredError",
+    "PermissionDeniedError", "PreconditionFailedError", "PreconditionRequiredError", "RateLimitError", "RetryPolicy", "Run",
+    "ServiceUnavailableError", "Space", "SpaceLease", "Spool", "SpoolMessage", "SpoolQueue", "StoppedError", "TaskLease",
+    "Tasks", "TaskWorkContext", "UnexpectedResponseError", "UnprocessableEntityError", "UnsupportedMediaTypeError",
+    "UnusableLeaseError", "__version__",
 ]

@@ -1,21 +1,35 @@
 """Space claims for :class:`AsyncLeasehold`: the same handles as ``_spaces`` with ``await`` and
-``async with``; renewed by the client's one asyncio renewal task."""
+``async with``; renewed by the client's one asyncio renewal task. A loop is also ended by
+cancelling its task (the place in the queue is released)."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Optional, TypeVar, cast
+from typing import TYPE_CHECKING, Optional, TypeVar, cast
 
-from ._exceptions import ConflictError, LeaseholdError, LeaseLostError, NotFoundError
-from ._generated.types import Claim, ReleasedClaim
+from ._exceptions import ClientClosedError, ConflictError, LeaseholdError, LeaseLostError, NotFoundError, StoppedError
+from ._generated.types import Claim, ReleasedClaim, ScopeCancellation
+from ._idempotency import generate_idempotency_key
 from ._lease_errors import lease_lost_reason_of
-from ._spaces import SpaceLeaseBase
+from ._replayed_grant import Grant, async_acquire_unless_ended, forget_operation
+from ._ride_through import Flag, Ride, async_ride_through, log
+from ._spaces import SpaceLeaseBase, acquire_body, space_grant_duration
 
 if TYPE_CHECKING:
     from ._client import AsyncLeasehold
 
 T = TypeVar("T")
+
+
+async def async_release_quietly(release: Callable[[], Awaitable[object]], claim_id: str) -> None:
+    """Releases; a failure is logged, never raised over the caller's outcome (the lease expires at worst)."""
+    try:
+        await release()
+    except LeaseholdError as error:
+        log.warning("Releasing lease %s failed (%s); no heartbeat names it any more, so it expires at the end of its term.",
+                    claim_id, error)
 
 
 class AsyncSpaceLease(SpaceLeaseBase):
@@ -30,6 +44,20 @@ class AsyncSpaceLease(SpaceLeaseBase):
         while not self.lost.is_set():
             await asyncio.sleep(0.05)
 
+    async def renew(self) -> None:
+        """Renews now (the batch heartbeat does it anyway); a refusal that means the lease is gone loses it."""
+        self.raise_if_lost()
+        sent_at = self._lh._clock()
+        try:
+            answer = await self._lh._api.request(
+                "renewSpaceClaim", path=self._path(), body={"token": self._token, "leaseSeconds": self.lease_seconds}
+            )
+        except LeaseholdError as error:
+            if self._lose_if(error):
+                raise LeaseLostError(self.lost_reason or "lost", self.claim_id, str(error)) from error
+            raise
+        self._lh._scheduler.register(self, float(cast(Claim, answer.data)["leaseSeconds"]), sent_at)
+
     async def release(self) -> Optional[ReleasedClaim]:
         """Gives the key back; None when already gone."""
         if self.lost.is_set():
@@ -38,14 +66,19 @@ class AsyncSpaceLease(SpaceLeaseBase):
         try:
             answer = await self._lh._api.request("releaseSpaceClaim", path=self._path(), body={"token": self._token})
         except LeaseholdError as error:
-            reason = lease_lost_reason_of(error)
-            if reason is not None:
-                self.lose(reason, str(error))
+            if self._lose_if(error):
                 return None
             raise
         finally:
             self.lose("released")
         return cast(ReleasedClaim, answer.data)
+
+    def _lose_if(self, error: LeaseholdError) -> bool:
+        reason = lease_lost_reason_of(error)
+        if reason is not None:
+            self._lh._scheduler.unregister(self)
+            self.lose(reason, str(error))
+        return reason is not None
 
     async def __aenter__(self) -> AsyncSpaceLease:
         return self
@@ -63,61 +96,107 @@ class AsyncClaimHandle:
         self._run = run
         self.key = key
 
-    async def _send(self, wait: bool, operation_id: Optional[str]) -> AsyncSpaceLease:
+    async def _grant(self, wait: bool, operation_id: Optional[str], key: str) -> Grant[AsyncSpaceLease]:
         run, lh = self._run, self._run._lh
-        body: dict[str, Any] = {"key": self.key, "scopeId": run.scope_id, "holder": run.holder, "holderSession": lh.session, "wait": wait}
-        if run.lease_seconds is not None:
-            body["leaseSeconds"] = run.lease_seconds
         sent_at = lh._clock()
-        answer = await lh._api.request("acquireSpaceClaim", path={"spaceId": run.space_id}, body=body, operation_id=operation_id)
+        answer = await lh._api.request(
+            "acquireSpaceClaim", path={"spaceId": run.space_id}, body=acquire_body(run, lh.session, self.key, wait),
+            operation_id=operation_id, idempotency_key=key,
+        )
         claim = cast(Claim, answer.data)
+        tracked = lh._scheduler.core.tracked(claim["claimId"])
+        if isinstance(tracked, AsyncSpaceLease):
+            return Grant(tracked, answer.replayed, False)
         token = claim.get("token")
         if not token:
             raise LeaseholdError(f"The acquire of {self.key} answered no lease token.")
         lease = AsyncSpaceLease(lh, claim, token)
-        lh._scheduler.register(lease, float(claim["leaseSeconds"]), sent_at)
-        return lease
+        lease.replayed = answer.replayed
+        lease.forget_key_on_end(lh._api.idempotency_store, operation_id)
+        lh._scheduler.register(lease, space_grant_duration(claim, answer), sent_at)
+        return Grant(lease, answer.replayed, True)
 
-    async def acquire(self, *, timeout: Optional[float] = None, operation_id: Optional[str] = None) -> AsyncSpaceLease:
-        """Takes the key, waiting its turn; ``timeout`` gives up (the place is released, TimeoutError)."""
-        lease = await self._send(True, operation_id)
-        return await self._await_grant(lease, timeout)
+    def _acquirer(self, wait: bool, operation_id: Optional[str]) -> Callable[[], Awaitable[AsyncSpaceLease]]:
+        key = [generate_idempotency_key()]
+
+        async def send(fresh: bool) -> Grant[AsyncSpaceLease]:
+            if fresh:  # the replay named an ended lease: forget its key now, then acquire anew
+                forget_operation(self._run._lh._api.idempotency_store, operation_id)
+                key[0] = generate_idempotency_key()
+            return await self._grant(wait, operation_id, key[0])
+
+        async def acquire() -> AsyncSpaceLease:
+            return (await async_acquire_unless_ended(send, AsyncSpaceLease.renew)).lease
+
+        return acquire
+
+    async def acquire(
+        self, *, timeout: Optional[float] = None, operation_id: Optional[str] = None, stop: Optional[Flag] = None
+    ) -> AsyncSpaceLease:
+        """Takes the key, waiting its turn and riding through an outage; ``timeout`` gives up
+        (:class:`TimeoutError`), ``stop`` too (:class:`StoppedError`); the place is released."""
+        lh = self._run._lh
+        until = None if timeout is None else time.monotonic() + timeout
+        ride = Ride(f"acquire of {self.key}", policy=lh._api.retry_policy, closed=lambda: lh._closed, stop=stop, until=until)
+        lease = await async_ride_through(self._acquirer(True, operation_id), ride)
+        return await self._await_grant(lease, until, stop)
 
     async def try_acquire(self, *, operation_id: Optional[str] = None) -> Optional[AsyncSpaceLease]:
         """Takes the key if it is free; None when someone else holds it."""
         try:
-            lease = await self._send(False, operation_id)
+            lease = await self._acquirer(False, operation_id)()
         except ConflictError as error:
             if error.code == "claim_held":
                 return None
             raise
-        return await self._await_grant(lease, None)
+        return await self._await_grant(lease, None, None)
 
-    async def run(self, fn: Callable[[AsyncSpaceLease], Awaitable[T]], *, timeout: Optional[float] = None) -> T:
-        """Acquires, awaits ``fn(lease)`` while renewed, releases afterwards."""
-        async with await self.acquire(timeout=timeout) as lease:
+    async def run(
+        self, fn: Callable[[AsyncSpaceLease], Awaitable[T]], *, timeout: Optional[float] = None,
+        operation_id: Optional[str] = None, stop: Optional[Flag] = None,
+    ) -> T:
+        """Acquires, awaits ``fn(lease)`` while renewed, releases afterwards (a failed release after success is logged)."""
+        lease = await self.acquire(timeout=timeout, operation_id=operation_id, stop=stop)
+        try:
             result = await fn(lease)
             lease.raise_if_lost()
-            return result
+        except BaseException:
+            await async_release_quietly(lease.release, lease.claim_id)
+            raise
+        await async_release_quietly(lease.release, lease.claim_id)
+        return result
 
-    async def _await_grant(self, lease: AsyncSpaceLease, timeout: Optional[float]) -> AsyncSpaceLease:
+    async def _await_grant(self, lease: AsyncSpaceLease, until: Optional[float], stop: Optional[Flag]) -> AsyncSpaceLease:
         lh = self._run._lh
-        if lease.status == "queued":
-            async def granted() -> None:
-                while not lease.granted.is_set() and not lease.lost.is_set():
-                    await asyncio.sleep(0.05)
-            try:
-                await asyncio.wait_for(granted(), timeout)
-            except (asyncio.TimeoutError, asyncio.CancelledError):
-                await lease.release()
-                raise
+        try:
+            while lease.status == "queued" and not lease.granted.is_set() and not lease.lost.is_set():
+                if lh._closed:
+                    raise ClientClosedError()
+                if stop is not None and stop.is_set():
+                    raise StoppedError(f"Stopped waiting for {self.key}.")
+                if until is not None and time.monotonic() >= until:
+                    raise TimeoutError(f"Still queued for {self.key} when the timeout was up.")
+                await asyncio.sleep(0.05)
+        except BaseException:  # also a cancelled task: leave the queue
+            await async_release_quietly(lease.release, lease.claim_id)
+            raise
         lease.raise_if_lost()
         if lease.fence is None:
+            read = Ride(f"read of {self.key}'s fence", policy=lh._api.retry_policy, closed=lambda: lh._closed, stop=stop, lease=lease)
+
+            async def fence_row() -> Claim:
+                return cast(Claim, (await lh._api.request("getSpaceClaim", path=lease._path())).data)
+
             try:
-                row = cast(Claim, (await lh._api.request("getSpaceClaim", path=lease._path())).data)
+                row = await async_ride_through(fence_row, read)
             except NotFoundError:
                 lease.lose("lost", f"Key {self.key} is free again: the grant was lost.")
                 raise LeaseLostError("lost", lease.claim_id) from None
+            except LeaseLostError:
+                raise
+            except BaseException:
+                await async_release_quietly(lease.release, lease.claim_id)
+                raise
             if row["claimId"] != lease.claim_id or row["fence"] is None:
                 lease.lose("lost", f"Key {self.key} passed to another claim before its fence was read.")
                 raise LeaseLostError("lost", lease.claim_id)
@@ -139,6 +218,11 @@ class AsyncRun:
         """The handle of one key under this run."""
         return AsyncClaimHandle(self, key)
 
+    async def cancel(self) -> ScopeCancellation:
+        """Cancels the run: every claim under it is lost (reason ``cancelled`` for its holders)."""
+        path = {"spaceId": self.space_id, "scopeId": self.scope_id}
+        return cast(ScopeCancellation, (await self._lh._api.request("cancelScope", path=path)).data)
+
 
 class AsyncSpace:
     """A space of keys (async)."""
@@ -150,3 +234,7 @@ class AsyncSpace:
     def run(self, scope_id: str, *, holder: str, lease_seconds: Optional[float] = None) -> AsyncRun:
         """The run ``scope_id`` of this space, claiming as ``holder``."""
         return AsyncRun(self._lh, self.space_id, scope_id, holder, lease_seconds)
+
+    async def get_claim(self, key: str) -> Claim:
+        """The current claim on ``key`` (404 :class:`NotFoundError` when free)."""
+        return cast(Claim, (await self._lh._api.request("getSpaceClaim", path={"spaceId": self.space_id, "key": key})).data)

@@ -19,7 +19,9 @@ from ._retry import RetryPolicy
 from ._scheduler import AsyncRenewalScheduler, RenewalScheduler, SchedulerCore
 from ._async_spaces import AsyncSpace
 from ._spaces import Space
-from .resources.async_work import AsyncSpool, AsyncTasks
+from .resources.async_observe import AsyncObserve
+from .resources.async_spools import AsyncSpool
+from .resources.async_tasks import AsyncTasks
 from .resources.control import AsyncControl, Control
 from .resources.observe import Observe
 from .resources.spools import Spool
@@ -150,8 +152,11 @@ class AsyncLeasehold:
         core = SchedulerCore(ttl=heartbeat_ttl, holder_session=self.session, clock=clock)
         self._scheduler = AsyncRenewalScheduler(core, self._send_heartbeat)
         self.control = AsyncControl(self._api)
+        """The reference server's test controls (``--control``)."""
         self.tasks = AsyncTasks(self)
         """Tasks: create, get, list, claim, work (awaitable)."""
+        self.observe = AsyncObserve(self._api)
+        """The read side: spaces, claims, activity, queue stats, events, sessions."""
 
     @property
     def api(self) -> AsyncAPIClient:
@@ -165,6 +170,10 @@ class AsyncLeasehold:
 
     async def _send_heartbeat(self, body: dict[str, Any], timeout: float) -> list[dict[str, Any]]:
         return _results(await self._api.request("heartbeatClaims", body=body, max_retries=0, timeout=timeout))
+
+    async def heartbeat(self, body: Mapping[str, Any]) -> list[HeartbeatResult]:
+        """A raw batch heartbeat (the scheduler sends its own; this is for tools)."""
+        return cast(HeartbeatResponse, (await self._api.request("heartbeatClaims", body=dict(body))).data)["results"]
 
     def spool(self, name: str) -> AsyncSpool:
         """A spool of queues (awaitable handles)."""

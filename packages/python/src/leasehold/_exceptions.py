@@ -190,6 +190,45 @@ class LeaseLostError(LeaseholdError):
         self.claim_id = claim_id
 
 
+class StoppedError(LeaseholdError):
+    """The caller's ``stop`` event was set while a loop waited (its turn for a key, or out an
+    outage): it gave up (the TypeScript SDK's ``AbortError``). Nothing is left held."""
+
+    def __init__(self, message: str = "Stopped: the caller's stop event was set.") -> None:
+        super().__init__(message)
+
+
+class AttemptsExhaustedError(LeaseholdError):
+    """``tasks.work(max_attempts=N)`` found the task already tried ``attempts`` times (every claim
+    is one; its earlier workers crashed, lost the claim or failed): it did not claim it again but
+    moved it to ``Blocked`` with a note saying why. An operator requeues it (``lh.tasks.requeue``)."""
+
+    def __init__(self, task_id: int, attempts: int, max_attempts: int) -> None:
+        super().__init__(
+            f"Task {task_id} was tried {attempts} times (max_attempts {max_attempts}): it is now Blocked, "
+            "not claimed again. Requeue it to retry."
+        )
+        self.task_id = task_id
+        self.attempts = attempts
+        self.max_attempts = max_attempts
+
+
+class UnusableLeaseError(LeaseholdError):
+    """A lease was granted with too little time left to start work on it (a replayed claim close
+    to its expiry): it was released and the work did not start. Read the task and try again."""
+
+    def __init__(self, claim_id: str, remaining: float, min_remaining: float) -> None:
+        super().__init__(
+            f"Lease {claim_id} had {round(remaining)} s left, under the {round(min_remaining)} s needed "
+            "to start work; it was released."
+        )
+        self.claim_id = claim_id
+        self.remaining = remaining
+        """The time it had left by the server's clock, in seconds."""
+        self.min_remaining = min_remaining
+        """The least time left that work accepts, in seconds."""
+
+
 STATUS_CLASSES: dict[int, type[APIError]] = {
     400: BadRequestError,
     401: AuthenticationError,

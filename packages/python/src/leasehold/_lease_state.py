@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Literal, Optional
 
 from ._exceptions import LeaseLostError, LeaseLostReason
+from ._idempotency import IdempotencyStore
 
 LeaseKind = Literal["space", "task", "spool"]
 LeaseStatus = Literal["held", "queued", "lost", "released"]
@@ -62,6 +63,8 @@ class LeaseState:
         self.deadline = math.inf
         self.at_risk_at = math.inf
         self.renewals = 0
+        self.replayed = False
+        """Whether the answer that granted it was an idempotent replay of an earlier request's."""
         self._listeners: list[Callable[[LeaseLostError], None]] = []
         self._lock = threading.Lock()
 
@@ -127,10 +130,30 @@ class LeaseState:
                 return
         listener(LeaseLostError(self.lost_reason or "lost", self.claim_id))
 
+    def forget_key_on_end(self, store: Optional[IdempotencyStore], operation_id: Optional[str]) -> None:
+        """Deletes ``operation_id``'s stored key once the lease ends (released, completed or lost):
+        a restart DURING the lease replays its acquire, a later acquire under the id is a new one."""
+        if store is not None and operation_id is not None:
+            forget, op = store.delete, operation_id
+            self.on_lost(lambda _error: forget(op))
+
+    @property
+    def remaining(self) -> float:
+        """Seconds until the local deadline (0 once passed; ``inf`` for a lease that never expires)."""
+        return max(0.0, self.deadline - self._clock())
+
     @property
     def is_held(self) -> bool:
         """Held, and its local deadline has not passed."""
         return self.status == "held" and not self.lost.is_set() and self._clock() < self.deadline
+
+    def loss(self) -> Optional[LeaseLostError]:
+        """The lease's loss, if it is lost (its local deadline passed counts; a release by its holder is not a loss)."""
+        try:
+            self.raise_if_lost()
+        except LeaseLostError as error:
+            return None if error.reason == "released" else error
+        return None
 
     def raise_if_lost(self) -> None:
         """Raises :class:`LeaseLostError` if the lease is gone or its local deadline has passed."""

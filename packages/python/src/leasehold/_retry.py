@@ -73,6 +73,10 @@ class RetryPolicy:
     base_delay: float = 0.5
     max_delay: float = 8.0
     max_retry_after: float = 60.0
+    outage_base_delay: float = 1.0
+    """First wait of a long-running loop riding through an outage (then doubling), in seconds."""
+    outage_max_delay: float = 30.0
+    """Longest wait between two tries of a loop riding through an outage, in seconds."""
     random: Callable[[], float] = field(default=_random.random)
 
     def delay(self, retry: int, error: Optional[BaseException] = None) -> float:
@@ -82,6 +86,15 @@ class RetryPolicy:
             return min(asked, self.max_retry_after)
         ceiling = exponential_delay(retry, self.base_delay, self.max_delay)
         return min(max(self.random(), 0.0), 1.0) * ceiling
+
+    def outage_delay(self, failures: int, error: Optional[BaseException] = None) -> float:
+        """The wait of a loop riding through an outage after its ``failures``-th failed try
+        (1-based): ``outage_base_delay`` doubling up to ``outage_max_delay``, jittered to 50-100 %,
+        never less than the server's ``Retry-After``."""
+        ceiling = exponential_delay(failures, self.outage_base_delay, self.outage_max_delay)
+        wait = ceiling * (0.5 + min(max(self.random(), 0.0), 1.0) / 2)
+        asked = error.retry_after if isinstance(error, APIError) else None
+        return max(wait, asked) if asked is not None and asked >= 0 else wait
 
     def decide(
         self, error: BaseException, attempt: int, *, max_retries: Optional[int] = None, remaining: Optional[float] = None

@@ -90,6 +90,11 @@ class SchedulerCore:
             self.next_heartbeat_at = min(self.next_heartbeat_at, lease.renewal_due_at(self._factor()))
             self.settled.notify_all()
 
+    def tracked(self, claim_id: str) -> Optional[LeaseState]:
+        """The lease this client renews under ``claim_id``, if any (a replayed acquire reuses it)."""
+        with self.lock:
+            return self.leases.get(claim_id)
+
     def unregister(self, lease: LeaseState) -> bool:
         """Stops renewing ``lease`` (no release, no loss); returns whether it was registered."""
         with self.lock:

@@ -5,19 +5,56 @@ manager renewed by the client's one batch heartbeat while held. Sync and async h
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Optional, TypeVar, cast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Optional, Protocol, TypeVar, cast
 
-from ._exceptions import ConflictError, LeaseholdError, LeaseLostError, NotFoundError
+from ._base_client import APIResponse
+from ._exceptions import ClientClosedError, ConflictError, LeaseholdError, LeaseLostError, NotFoundError, StoppedError
 from ._generated.types import Claim, ReleasedClaim, ScopeCancellation
+from ._idempotency import generate_idempotency_key
 from ._lease_errors import lease_lost_reason_of
 from ._lease_state import LeaseState
+from ._replayed_grant import Grant, acquire_unless_ended, forget_operation
+from ._ride_through import Ride, log, ride_through
+from ._server_time import grant_duration
 
 if TYPE_CHECKING:
-    from ._client import AsyncLeasehold, Leasehold
+    from ._client import Leasehold
 
 T = TypeVar("T")
+
+
+class RunAddress(Protocol):
+    """What an acquire names: the space, the run, the holder and its lease length."""
+
+    space_id: str
+    scope_id: str
+    holder: str
+    lease_seconds: Optional[float]
+
+
+def acquire_body(run: RunAddress, session: str, key: str, wait: bool) -> dict[str, Any]:
+    """The body of ``acquireSpaceClaim`` for ``key`` under ``run``."""
+    body: dict[str, Any] = {"key": key, "scopeId": run.scope_id, "holder": run.holder, "holderSession": session, "wait": wait}
+    if run.lease_seconds is not None:
+        body["leaseSeconds"] = run.lease_seconds
+    return body
+
+
+def space_grant_duration(claim: Claim, answer: APIResponse) -> Optional[float]:
+    """What an acquire answer granted, counted from its send (a replay: what the server's clock says is left)."""
+    return grant_duration(float(claim["leaseSeconds"]), claim["expiresAt"] / 1000, answer.headers, answer.replayed)
+
+
+def release_quietly(release: Callable[[], object], claim_id: str) -> None:
+    """Releases; a failure is logged, never raised over the caller's outcome (the lease expires at worst)."""
+    try:
+        release()
+    except LeaseholdError as error:
+        log.warning("Releasing lease %s failed (%s); no heartbeat names it any more, so it expires at the end of its term.",
+                    claim_id, error)
 
 
 class SpaceLeaseBase(LeaseState):
@@ -96,70 +133,105 @@ class ClaimHandle:
         self._run = run
         self.key = key
 
-    def _send(self, wait: bool, operation_id: Optional[str]) -> SpaceLease:
+    def _grant(self, wait: bool, operation_id: Optional[str], key: str) -> Grant[SpaceLease]:
         run, lh = self._run, self._run._lh
-        body: dict[str, Any] = {"key": self.key, "scopeId": run.scope_id, "holder": run.holder, "holderSession": lh.session, "wait": wait}
-        if run.lease_seconds is not None:
-            body["leaseSeconds"] = run.lease_seconds
+        body = acquire_body(run, lh.session, self.key, wait)
         sent_at = lh._clock()
-        answer = lh._api.request("acquireSpaceClaim", path={"spaceId": run.space_id}, body=body, operation_id=operation_id)
+        answer = lh._api.request(
+            "acquireSpaceClaim", path={"spaceId": run.space_id}, body=body, operation_id=operation_id, idempotency_key=key
+        )
         claim = cast(Claim, answer.data)
+        tracked = lh._scheduler.core.tracked(claim["claimId"])
+        if isinstance(tracked, SpaceLease):  # a replay of a lease this client already holds
+            return Grant(tracked, answer.replayed, False)
         token = claim.get("token")
         if not token:
             raise LeaseholdError(f"The acquire of {self.key} answered no lease token.")
         lease = SpaceLease(lh, claim, token)
-        store = lh._api.idempotency_store
-        if operation_id is not None and store is not None:
-            # The acquire's key is the lease's: once the lease ends, the same id means a new lease.
-            forget, op = store.delete, operation_id
-            lease.on_lost(lambda _error: forget(op))
-        lh._scheduler.register(lease, float(claim["leaseSeconds"]), sent_at)
-        return lease
+        lease.replayed = answer.replayed
+        lease.forget_key_on_end(lh._api.idempotency_store, operation_id)
+        lh._scheduler.register(lease, space_grant_duration(claim, answer), sent_at)
+        return Grant(lease, answer.replayed, True)
 
-    def acquire(self, *, timeout: Optional[float] = None, operation_id: Optional[str] = None) -> SpaceLease:
+    def _acquirer(self, wait: bool, operation_id: Optional[str]) -> Callable[[], SpaceLease]:
+        """One acquire, safe to repeat: the same key on every try (a new one only to replace an ended replay)."""
+        key = [generate_idempotency_key()]
+
+        def send(fresh: bool) -> Grant[SpaceLease]:
+            if fresh:  # the replay named an ended lease: forget its key now, then acquire anew
+                forget_operation(self._run._lh._api.idempotency_store, operation_id)
+                key[0] = generate_idempotency_key()
+            return self._grant(wait, operation_id, key[0])
+
+        return lambda: acquire_unless_ended(send, SpaceLease.renew).lease
+
+    def acquire(
+        self, *, timeout: Optional[float] = None, operation_id: Optional[str] = None, stop: Optional[threading.Event] = None
+    ) -> SpaceLease:
         """Takes the key, waiting in its first-come first-served queue while someone else holds it
-        (the batch heartbeat keeps the place and reports the grant). ``timeout`` (seconds) gives
-        up waiting: the place is released and :class:`TimeoutError` raised."""
-        return self._await_grant(self._send(True, operation_id), timeout)
+        (the batch heartbeat keeps the place and reports the grant). Rides through an outage: the
+        acquire is sent again (same key) until the server answers. ``timeout`` (seconds) gives up:
+        the place is released and :class:`TimeoutError` raised; setting ``stop`` does the same with
+        :class:`StoppedError`. A replayed ``operation_id`` whose lease already ended acquires afresh."""
+        lh = self._run._lh
+        until = None if timeout is None else time.monotonic() + timeout
+        ride = Ride(f"acquire of {self.key}", policy=lh._api.retry_policy, closed=lambda: lh._closed, stop=stop, until=until)
+        lease = ride_through(self._acquirer(True, operation_id), ride)
+        return self._await_grant(lease, until, stop)
 
     def try_acquire(self, *, operation_id: Optional[str] = None) -> Optional[SpaceLease]:
         """Takes the key if it is free; None when someone else holds it (409 ``claim_held``)."""
         try:
-            lease = self._send(False, operation_id)
+            lease = self._acquirer(False, operation_id)()
         except ConflictError as error:
             if error.code == "claim_held":
                 return None
             raise
-        return self._await_grant(lease, None)
+        return self._await_grant(lease, None, None)
 
-    def run(self, fn: Callable[[SpaceLease], T], *, timeout: Optional[float] = None) -> T:
-        """Acquires (waiting its turn), runs ``fn(lease)`` while renewed, releases afterwards (also
-        when ``fn`` raises). If the lease was lost before ``fn`` returned, raises :class:`LeaseLostError`."""
-        with self.acquire(timeout=timeout) as lease:
+    def run(
+        self, fn: Callable[[SpaceLease], T], *, timeout: Optional[float] = None, operation_id: Optional[str] = None,
+        stop: Optional[threading.Event] = None,
+    ) -> T:
+        """Acquires (waiting its turn, riding through an outage), runs ``fn(lease)`` while renewed,
+        releases afterwards (also when ``fn`` raises; a failed release after success is logged: the
+        lease expires at the end of its term at worst). If the lease was lost before ``fn``
+        returned, raises :class:`LeaseLostError`."""
+        lease = self.acquire(timeout=timeout, operation_id=operation_id, stop=stop)
+        try:
             result = fn(lease)
             lease.raise_if_lost()
-            return result
+        except BaseException:
+            release_quietly(lease.release, lease.claim_id)
+            raise
+        release_quietly(lease.release, lease.claim_id)
+        return result
 
-    def _await_grant(self, lease: SpaceLease, timeout: Optional[float]) -> SpaceLease:
+    def _await_grant(self, lease: SpaceLease, until: Optional[float], stop: Optional[threading.Event]) -> SpaceLease:
         lh = self._run._lh
         if lease.status == "queued":
-            give_up_at = None if timeout is None else time.monotonic() + timeout
             while not lease.granted.is_set() and not lease.lost.is_set():
-                if lh._closed:
-                    lease.release()
-                    raise LeaseholdError("The client closed while waiting for the key.")
-                left = None if give_up_at is None else give_up_at - time.monotonic()
+                if lh._closed or (stop is not None and stop.is_set()):
+                    release_quietly(lease.release, lease.claim_id)
+                    raise ClientClosedError() if lh._closed else StoppedError(f"Stopped waiting for {self.key}.")
+                left = None if until is None else until - time.monotonic()
                 if left is not None and left <= 0:
-                    lease.release()
-                    raise TimeoutError(f"Still queued for {self.key} after {timeout} s.")
+                    release_quietly(lease.release, lease.claim_id)
+                    raise TimeoutError(f"Still queued for {self.key} when the timeout was up.")
                 lease.granted.wait(0.05 if left is None else min(0.05, left))
         lease.raise_if_lost()
         if lease.fence is None:
+            read = Ride(f"read of {self.key}'s fence", policy=lh._api.retry_policy, closed=lambda: lh._closed, stop=stop, lease=lease)
             try:
-                row = cast(Claim, lh._api.request("getSpaceClaim", path=lease._path()).data)
+                row = ride_through(lambda: cast(Claim, lh._api.request("getSpaceClaim", path=lease._path()).data), read)
             except NotFoundError:
                 lease.lose("lost", f"Key {self.key} is free again: the grant was lost.")
                 raise LeaseLostError("lost", lease.claim_id) from None
+            except LeaseLostError:
+                raise
+            except BaseException:
+                release_quietly(lease.release, lease.claim_id)
+                raise
             if row["claimId"] != lease.claim_id or row["fence"] is None:
                 lease.lose("lost", f"Key {self.key} passed to another claim before its fence was read.")
                 raise LeaseLostError("lost", lease.claim_id)

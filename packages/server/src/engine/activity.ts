@@ -16,11 +16,13 @@ import { EngineError } from './errors.js';
 import type { LeaseEngine } from './lease-engine.js';
 import { eventQuery, type LeaseEvent, type LeaseEventList } from './lease-events.js';
 import type { LostReason } from './lease-record.js';
+import { leasedPageQuery, queueActivityPage, type LeasedInOrder, type QueueActivity } from './queue-activity.js';
 import { samplesOf } from './queue-history.js';
 import type { SessionHeartbeats } from './session-heartbeats.js';
 import type { SpaceClaims } from './space-claims.js';
 import { compareKeys, decodeCursor, encodeCursor } from './space-keys.js';
-import { promoteDelayed } from './spool-records.js';
+import type { QueueParams } from './spool-params.js';
+import { promoteDelayed, type MessageRecord } from './spool-records.js';
 import type { Spools } from './spools.js';
 import { requireInt, requireUuid } from './validation.js';
 
@@ -164,6 +166,31 @@ export class Activity {
     const key = (row: QueueStats) => queueSortKey(row.spool, row.queue);
     rows.sort((a, b) => compareKeys(key(a), key(b)));
     return { object: 'list', ...pageAfter(rows, key, after, limit, compareKeys, encodeCursor) };
+  }
+
+  /** One page of a queue's leased messages, oldest sent first, with the session holding each. */
+  queueActivity(params: QueueParams & { limit?: number | undefined; cursor?: string | undefined }): QueueActivity {
+    this.leases.sync();
+    const { afterOrder, limit } = leasedPageQuery(params);
+    const queue = this.spools.queueOf(params);
+    const rows: LeasedInOrder[] = [];
+    for (const lease of this.spools.leasesIn(queue)) {
+      const message = lease.owner as MessageRecord;
+      rows.push({
+        sendOrder: message.seq,
+        view: {
+          object: 'leased_message',
+          messageId: message.id,
+          claimId: lease.claimId,
+          holderSession: lease.holderSession,
+          fence: lease.fence as number,
+          deliveryCount: message.deliveryCount,
+          acquiredAt: lease.acquiredAt as number,
+          expiresAt: lease.expiresAt,
+        },
+      });
+    }
+    return queueActivityPage(queue.spool.name, queue.name, rows, afterOrder, limit);
   }
 
   /** The caller's lease events after `cursor` (see `LeaseEventLog.list`). */

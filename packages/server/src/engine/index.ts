@@ -135,6 +135,7 @@ export {
   type LeaseEventType,
 } from './lease-events.js';
 /** Queue history in 10-second samples. */
+export { leasedPageQuery, queueActivityPage, type LeasedInOrder, type LeasedMessage, type QueueActivity } from './queue-activity.js';
 export { QueueHistory, SAMPLE_COUNT, SAMPLE_MS, bucketOf, samplesOf, type QueueSample, type SampleCounts } from './queue-history.js';
 /** Heartbeats per session. */
 export { RATE_BUCKETS, SessionHeartbeats, firstRateBucket, type SessionBeat } from './session-heartbeats.js';

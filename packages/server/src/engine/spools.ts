@@ -87,7 +87,7 @@ export class Spools implements LeaseKindHandler {
   /** Read one queue. */
   getQueue(params: QueueParams): Queue {
     const now = this.#leases.sync();
-    const queue = this.#queue(params);
+    const queue = this.queueOf(params);
     promoteDelayed(queue, now);
     return queueView(queue);
   }
@@ -97,7 +97,7 @@ export class Spools implements LeaseKindHandler {
     const now = this.#leases.sync();
     const delay = requireInt(params.delaySeconds, 0, 900, 'delaySeconds', 0);
     const body = requireStorableJson(params.body ?? null, 'body');
-    const queue = this.#queue(params);
+    const queue = this.queueOf(params);
     const random = this.#leases.random;
     const message: MessageRecord = {
       id: `msg_${randomBase62(random, 16)}`,
@@ -121,7 +121,7 @@ export class Spools implements LeaseKindHandler {
   /** Receive the oldest visible message under a new lease, or `null` when none is visible (204). */
   receive(params: QueueParams & { holderSession?: string | null | undefined }): ReceivedMessage | null {
     const now = this.#leases.sync();
-    const queue = this.#queue(params);
+    const queue = this.queueOf(params);
     promoteDelayed(queue, now);
     const seq = queue.ready.minKey();
     if (seq === undefined) return null;
@@ -218,6 +218,11 @@ export class Spools implements LeaseKindHandler {
     for (const spool of this.#spools.values()) if (spool.accountId === accountId) yield spool;
   }
 
+  /** The live leases of `queue`'s messages (any order), for the activity views. */
+  *leasesIn(queue: QueueRecord): IterableIterator<LeaseRecord> {
+    for (const lease of this.#live) if ((lease.owner as MessageRecord).queue === queue) yield lease;
+  }
+
   /** Every account's spool of this name (for controls that name no account). */
   spoolsNamed(name: string, accountId?: string): SpoolRecord[] {
     const out: SpoolRecord[] = [];
@@ -288,7 +293,8 @@ export class Spools implements LeaseKindHandler {
     return spool;
   }
 
-  #queue(params: QueueParams): QueueRecord {
+  /** A queue of the caller's account (`spool_not_found`, `queue_not_found`), for the activity views too. */
+  queueOf(params: QueueParams): QueueRecord {
     const spool = this.#spool(params.credential, params.spool);
     const queue = spool.queues.get(requireIdentName(params.queue, 'queue'));
     if (queue === undefined) throw new EngineError('queue_not_found', 'No such queue.', 'queue');

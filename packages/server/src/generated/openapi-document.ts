@@ -48,7 +48,7 @@ export const openapiDocument: OpenApiDocument = {
     },
     {
       "name": "Activity",
-      "description": "Read-only views of what happens now — active spaces, waiters, recent losses, queue statistics, lease events (also as server-sent events) and heartbeat rates per session. The console at `/console` is built on these alone."
+      "description": "Read-only views of what happens now — active spaces, waiters, recent losses, queue statistics, who holds a queue's leased messages, lease events (also as server-sent events) and heartbeat rates per session. The console at `/console` is built on these alone."
     },
     {
       "name": "Testing",
@@ -3237,6 +3237,100 @@ export const openapiDocument: OpenApiDocument = {
         }
       }
     },
+    "/v1/spools/{spool}/queues/{queue}/activity": {
+      "get": {
+        "operationId": "getQueueActivity",
+        "summary": "Read a queue's activity",
+        "description": "One page of the queue's leased messages — received, not yet acknowledged, nacked or\ndiscarded, and whose lease has not run out — oldest sent first, each with the session that\nholds it (the `Leasehold-Session` sent with the receive), the lease's claim id and fence, the\ndelivery count, when it was received and when its lease expires. The console's \"Held by\".\nLeases, handles and bodies never appear here. No such spool: 404 `spool_not_found`; no such\nqueue in it: 404 `queue_not_found`.\n\nKey permission: `spools:read`.\n",
+        "tags": [
+          "Activity"
+        ],
+        "x-permission": "spools:read",
+        "security": [
+          {
+            "bearerAuth": [
+              "spools:read"
+            ]
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SpoolName"
+          },
+          {
+            "$ref": "#/components/parameters/QueueName"
+          },
+          {
+            "$ref": "#/components/parameters/Limit"
+          },
+          {
+            "$ref": "#/components/parameters/Cursor"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The queue's leased messages and who holds them.",
+            "headers": {
+              "Request-Id": {
+                "$ref": "#/components/headers/RequestId"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/QueueActivity"
+                },
+                "example": {
+                  "object": "queue_activity",
+                  "spool": "billing",
+                  "queue": "invoices",
+                  "leased": [
+                    {
+                      "object": "leased_message",
+                      "messageId": "msg_9Tq3Zx7Kp2Vn5Lm8",
+                      "claimId": "clm_Sp3Lq7Vz9Xk2Tn4R",
+                      "holderSession": "sess_4d3c2b1a",
+                      "fence": 57,
+                      "deliveryCount": 1,
+                      "acquiredAt": 1795967730000,
+                      "expiresAt": 1795967760000
+                    }
+                  ],
+                  "nextCursor": null
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "402": {
+            "$ref": "#/components/responses/PaymentRequired"
+          },
+          "403": {
+            "$ref": "#/components/responses/Forbidden"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "429": {
+            "$ref": "#/components/responses/TooManyRequests"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalError"
+          },
+          "503": {
+            "$ref": "#/components/responses/Unavailable"
+          },
+          "default": {
+            "$ref": "#/components/responses/Default"
+          }
+        }
+      }
+    },
     "/v1/events": {
       "get": {
         "operationId": "listLeaseEvents",
@@ -6324,6 +6418,119 @@ export const openapiDocument: OpenApiDocument = {
           },
           "nextCursor": {
             "description": "Pass as `cursor` to get the next page; `null` on the last page.",
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "example": null
+          }
+        }
+      },
+      "LeasedMessage": {
+        "type": "object",
+        "title": "LeasedMessage",
+        "description": "A message of a queue leased to a receiver right now, and who holds it. Neither the lease\n(`Spooler-Lease`) nor the message's handle or body appear here.\n",
+        "required": [
+          "object",
+          "messageId",
+          "claimId",
+          "holderSession",
+          "fence",
+          "deliveryCount",
+          "acquiredAt",
+          "expiresAt"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "leased_message"
+          },
+          "messageId": {
+            "type": "string",
+            "pattern": "^msg_[A-Za-z0-9]+$",
+            "example": "msg_9Tq3Zx7Kp2Vn5Lm8"
+          },
+          "claimId": {
+            "type": "string",
+            "description": "The lease's claim id, as the receive answer and heartbeats report it.",
+            "example": "clm_Sp3Lq7Vz9Xk2Tn4R"
+          },
+          "holderSession": {
+            "description": "The `Leasehold-Session` the receive was sent with, or `null` when it sent none.",
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "example": "sess_4d3c2b1a"
+          },
+          "fence": {
+            "$ref": "#/components/schemas/Fence"
+          },
+          "deliveryCount": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "How many times the message has been received, this delivery included.",
+            "example": 1
+          },
+          "acquiredAt": {
+            "description": "When this delivery was received.",
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/EpochMillis"
+              }
+            ]
+          },
+          "expiresAt": {
+            "description": "When the lease runs out unless renewed, or `null` when the queue's leases never expire.",
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/EpochMillis"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        }
+      },
+      "QueueActivity": {
+        "type": "object",
+        "title": "QueueActivity",
+        "description": "Who holds what in one queue now: one page of its leased messages, oldest sent first, each\nwith the session holding it.\n",
+        "required": [
+          "object",
+          "spool",
+          "queue",
+          "leased",
+          "nextCursor"
+        ],
+        "properties": {
+          "object": {
+            "type": "string",
+            "const": "queue_activity"
+          },
+          "spool": {
+            "$ref": "#/components/schemas/IdentName"
+          },
+          "queue": {
+            "$ref": "#/components/schemas/IdentName"
+          },
+          "leased": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/LeasedMessage"
+            }
+          },
+          "nextCursor": {
+            "description": "Pass as `cursor` for the next page of leased messages; `null` on the last page.",
             "oneOf": [
               {
                 "type": "string"

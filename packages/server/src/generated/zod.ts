@@ -771,6 +771,39 @@ export const zQueueStatsList = z.object({
 });
 
 /**
+ * LeasedMessage
+ *
+ * A message of a queue leased to a receiver right now, and who holds it. Neither the lease
+ * (`Spooler-Lease`) nor the message's handle or body appear here.
+ *
+ */
+export const zLeasedMessage = z.object({
+    object: z.literal('leased_message'),
+    messageId: z.string().regex(/^msg_[A-Za-z0-9]+$/),
+    claimId: z.string(),
+    holderSession: z.string().nullable(),
+    fence: zFence,
+    deliveryCount: z.int().gte(1),
+    acquiredAt: zEpochMillis,
+    expiresAt: zEpochMillis.nullable()
+});
+
+/**
+ * QueueActivity
+ *
+ * Who holds what in one queue now: one page of its leased messages, oldest sent first, each
+ * with the session holding it.
+ *
+ */
+export const zQueueActivity = z.object({
+    object: z.literal('queue_activity'),
+    spool: zIdentName,
+    queue: zIdentName,
+    leased: z.array(zLeasedMessage),
+    nextCursor: z.string().nullable()
+});
+
+/**
  * LeaseEvent
  *
  * One change of a lease: `granted` (acquired, or handed over to a waiter), `released` (given
@@ -1476,6 +1509,21 @@ export const zListQueueStatsQuery = z.object({
  * One page of queue statistics.
  */
 export const zListQueueStatsResponse = zQueueStatsList;
+
+export const zGetQueueActivityPath = z.object({
+    spool: zIdentName,
+    queue: zIdentName
+});
+
+export const zGetQueueActivityQuery = z.object({
+    limit: z.int().gte(1).lte(100).optional().default(50),
+    cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
+});
+
+/**
+ * The queue's leased messages and who holds them.
+ */
+export const zGetQueueActivityResponse = zQueueActivity;
 
 export const zListLeaseEventsQuery = z.object({
     cursor: z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' }).optional(),

@@ -36,7 +36,7 @@ export type SpoolOperations = MaybeAsync<
 >;
 
 /** The read-only activity views: the engine's `Activity` surface. */
-export type ActivityOperations = MaybeAsync<Pick<Activity, 'listSpaces' | 'spaceActivity' | 'queueStats' | 'events' | 'sessions'>>;
+export type ActivityOperations = MaybeAsync<Pick<Activity, 'listSpaces' | 'spaceActivity' | 'queueStats' | 'queueActivity' | 'events' | 'sessions'>>;
 
 /**
  * What one unit of work may call: every API operation of the engine, with the engine's params
@@ -50,7 +50,7 @@ export interface Operations {
   readonly tasks: TaskOperations;
   /** Spools, queues, messages and spool leases. */
   readonly spools: SpoolOperations;
-  /** Active spaces, a space's activity, queue statistics, lease events, sessions. */
+  /** Active spaces, a space's activity, queue statistics, a queue's leased messages, lease events, sessions. */
   readonly activity: ActivityOperations;
   /** The batch heartbeat (`ttl` and `details` raw, as `Engine.heartbeat` takes them). */
   heartbeat(request: HeartbeatRequest): MaybePromise<HeartbeatResponse>;

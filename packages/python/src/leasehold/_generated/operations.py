@@ -313,6 +313,16 @@ OPERATIONS: dict[str, Operation] = {
         idempotency_key="none",
         permission="spools:read",
     ),
+    "getQueueActivity": Operation(
+        method="GET",
+        path="/v1/spools/{spool}/queues/{queue}/activity",
+        path_params=("spool", "queue", ),
+        query_params=("limit", "cursor", ),
+        header_params=(),
+        body="none",
+        idempotency_key="none",
+        permission="spools:read",
+    ),
     "listLeaseEvents": Operation(
         method="GET",
         path="/v1/events",

@@ -473,6 +473,31 @@ class QueueStatsList(TypedDict):
     nextCursor: Union[str, None]
     """Pass as `cursor` to get the next page; `null` on the last page."""
 
+class LeasedMessage(TypedDict):
+    """A message of a queue leased to a receiver right now, and who holds it. Neither the lease"""
+    object: Literal["leased_message"]
+    messageId: str
+    claimId: str
+    """The lease's claim id, as the receive answer and heartbeats report it."""
+    holderSession: Union[str, None]
+    """The `Leasehold-Session` the receive was sent with, or `null` when it sent none."""
+    fence: Fence
+    deliveryCount: int
+    """How many times the message has been received, this delivery included."""
+    acquiredAt: EpochMillis
+    """When this delivery was received."""
+    expiresAt: Union[EpochMillis, None]
+    """When the lease runs out unless renewed, or `null` when the queue's leases never expire."""
+
+class QueueActivity(TypedDict):
+    """Who holds what in one queue now: one page of its leased messages, oldest sent first, each"""
+    object: Literal["queue_activity"]
+    spool: IdentName
+    queue: IdentName
+    leased: list[LeasedMessage]
+    nextCursor: Union[str, None]
+    """Pass as `cursor` for the next page of leased messages; `null` on the last page."""
+
 class LeaseEvent(TypedDict):
     """One change of a lease: `granted` (acquired, or handed over to a waiter), `released` (given"""
     object: Literal["lease_event"]
@@ -643,6 +668,8 @@ __all__ = [
     "QueueSample",
     "QueueStats",
     "QueueStatsList",
+    "LeasedMessage",
+    "QueueActivity",
     "LeaseEvent",
     "LeaseEventList",
     "SessionActivity",

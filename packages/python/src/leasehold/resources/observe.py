@@ -1,5 +1,5 @@
 """The read side of the API (blocking client): spaces, a space's claims and activity, queue
-statistics, lease events and sessions. Lists page lazily (``nextCursor``)."""
+statistics, who holds a queue's leased messages, lease events and sessions. Lists page lazily (``nextCursor``)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from .._generated.types import (
     ClaimList,
     LeaseEvent,
     LeaseEventList,
+    QueueActivity,
     QueueStats,
     QueueStatsList,
     SessionActivity,
@@ -61,6 +62,11 @@ class Observe:
     def queues(self, *, limit: Optional[int] = None) -> Iterator[QueueStats]:
         """Statistics of every queue."""
         return cast(Iterator[QueueStats], _pages(self._api, "listQueueStats", None, {"limit": limit}))
+
+    def queue_activity(self, spool: str, queue: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> QueueActivity:
+        """A page of a queue's leased messages, oldest sent first, with the session holding each."""
+        query = {"limit": limit, "cursor": cursor}
+        return cast(QueueActivity, self._api.request("getQueueActivity", path={"spool": spool, "queue": queue}, query=query).data)
 
     def events(self, *, cursor: Optional[str] = None, limit: Optional[int] = None) -> LeaseEventList:
         """One page of lease events after ``cursor`` (pass its ``nextCursor`` to follow on)."""

@@ -4,26 +4,29 @@ lease renewed by the client's batch heartbeat until it is acked or nacked."""
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional, cast
 
 from .._exceptions import LeaseholdError
 from .._generated.types import Message, Queue, Spool as WireSpool
 from .._lease_errors import lease_lost_reason_of
 from .._lease_state import LeaseState
-from .._retry import is_retryable_error
+from .consume import consume_queue
+from .consume_rules import MAX_NACK_DELAY, DeadLetter, dead_letter_key, default_backoff, nack_delay
 
 if TYPE_CHECKING:
     from .._client import Leasehold
 
-MAX_NACK_DELAY = 900
+__all__ = ["MAX_NACK_DELAY", "DeadLetter", "Spool", "SpoolMessage", "SpoolQueue", "dead_letter_key", "default_backoff"]
 
 
 class SpoolMessage(LeaseState):
     """A received message and its lease: ``body``, ``delivery_count``, ``ack()``, ``nack()``."""
+
+    message: Message
+    body: Any
+    delivery_count: int
 
     def __init__(self, lh: Leasehold, message: Message, token: str, timeout: Optional[float]) -> None:
         super().__init__(
@@ -32,15 +35,18 @@ class SpoolMessage(LeaseState):
         )
         self._lh = lh
         self.message = message
-        self.body: Any = message["body"]
+        self.body = message["body"]
         self.delivery_count = message["deliveryCount"]
         self._token = token
 
-    def _settle(self, operation: str, body: Any = None) -> None:
+    def _settle(self, operation: str, body: Any = None, idempotency_key: Optional[str] = None) -> None:
         self.raise_if_lost()
         self._lh._scheduler.unregister(self)
         try:
-            self._lh._api.request(operation, path={"spool": self.message["spool"]}, body=body, headers={"Spooler-Lease": self._token})
+            self._lh._api.request(
+                operation, path={"spool": self.message["spool"]}, body=body, headers={"Spooler-Lease": self._token},
+                idempotency_key=idempotency_key,
+            )
         except LeaseholdError as error:
             reason = lease_lost_reason_of(error)
             if reason is not None:
@@ -68,31 +74,13 @@ class SpoolMessage(LeaseState):
         self._lh._api.request("discardMessage", path={"spool": self.message["spool"], "handle": self.message["handle"]})
         self.lose("released")
 
-    def ack(self) -> None:
+    def ack(self, *, idempotency_key: Optional[str] = None) -> None:
         """Deletes the message: it was handled."""
-        self._settle("ackMessage")
+        self._settle("ackMessage", idempotency_key=idempotency_key)
 
-    def nack(self, delay: int = 0) -> None:
+    def nack(self, delay: int = 0, *, idempotency_key: Optional[str] = None) -> None:
         """Puts the message back, visible again after ``delay`` seconds (at most 900)."""
-        self._settle("nackMessage", {"delaySeconds": max(0, min(MAX_NACK_DELAY, int(delay)))})
-
-
-@dataclass(frozen=True)
-class DeadLetter:
-    """Where a message goes after ``max_deliveries`` failed deliveries."""
-
-    spool: str
-    queue: str
-
-
-def dead_letter_key(spool: str, queue: str, message_id: str) -> str:
-    """The Idempotency-Key of a message's dead-letter send: one per source message, so a repeat replays."""
-    return "dl_" + hashlib.sha256(f"{spool}/{queue}/{message_id}".encode()).hexdigest()[:40]
-
-
-def default_backoff(delivery_count: int) -> int:
-    """1 s after the first failed delivery, doubling, at most 300 s."""
-    return int(min(300, 2 ** max(0, delivery_count - 1)))
+        self._settle("nackMessage", {"delaySeconds": nack_delay(delay)}, idempotency_key)
 
 
 class SpoolQueue:
@@ -148,49 +136,16 @@ class SpoolQueue:
     ) -> int:
         """Receives and handles messages until ``stop`` is set (or ``max_messages`` were handled):
         returning acks, raising nacks (redelivered after ``backoff(delivery_count)`` s). A message
-        that failed ``max_deliveries`` times goes to ``dead_letter`` (once: its send's key derives
-        from the message id) and is acked. Returns how many messages it handled."""
-        stop = stop or threading.Event()
-        handled = 0
-        while not stop.is_set() and (max_messages is None or handled < max_messages):
-            try:
-                message = self.receive()
-            except LeaseholdError as error:
-                if not is_retryable_error(error):
-                    raise  # a missing queue or a bad key never heals by polling
-                stop.wait(poll_interval)
-                continue
-            if message is None:
-                stop.wait(poll_interval)
-                continue
-            handled += 1
-            try:
-                handler(message)
-                message.raise_if_lost()
-            except LeaseholdError as error:
-                if message.lost.is_set():
-                    continue  # the lease is gone: the server redelivers it
-                self._failed(message, error, max_deliveries, dead_letter, backoff, on_error)
-                continue
-            except Exception as error:  # the handler's failure nacks the message
-                self._failed(message, error, max_deliveries, dead_letter, backoff, on_error)
-                continue
-            message.ack()
-        return handled
-
-    def _failed(
-        self, message: SpoolMessage, error: BaseException, max_deliveries: Optional[int], dead_letter: Optional[DeadLetter],
-        backoff: Callable[[int], int], on_error: Optional[Callable[[BaseException, SpoolMessage], None]],
-    ) -> None:
-        if on_error is not None:
-            on_error(error, message)
-        if max_deliveries is not None and message.delivery_count >= max_deliveries:
-            if dead_letter is not None:
-                key = dead_letter_key(self.spool, self.name, message.message["id"])
-                SpoolQueue(self._lh, dead_letter.spool, dead_letter.queue).send(message.body, idempotency_key=key)
-            message.ack()
-            return
-        message.nack(backoff(message.delivery_count))
+        that failed ``max_deliveries`` times (or arrives delivered more often: its handler crashed
+        the process) goes to ``dead_letter`` (once: its send's key derives from the message id) and
+        is acked. Rides through an outage: a failed receive polls again after ``poll_interval``, an
+        ack or nack is sent again (same key) until it gets through or the message's lease is lost
+        (then logged: the message comes back). Only ``stop``, the client closing or a receive error
+        retrying cannot fix (raised) ends it. Returns how many messages it handled."""
+        return consume_queue(
+            self, handler, stop=stop or threading.Event(), max_messages=max_messages, max_deliveries=max_deliveries,
+            dead_letter=dead_letter, backoff=backoff, poll_interval=poll_interval, on_error=on_error,
+        )
 
 
 class Spool:

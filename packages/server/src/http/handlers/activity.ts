@@ -27,6 +27,9 @@ export const activityHandlers = {
 
   listQueueStats: (ops, { credential, input: { query } }) => mapMaybe(ops.activity.queueStats({ credential, ...query }), (list) => ({ status: 200, body: list })),
 
+  getQueueActivity: (ops, { credential, input: { path, query } }) =>
+    mapMaybe(ops.activity.queueActivity({ credential, spool: path.spool, queue: path.queue, ...query }), (activity) => ({ status: 200, body: activity })),
+
   listLeaseEvents: (ops, { credential, input: { query } }) => mapMaybe(ops.activity.events({ credential, ...query }), (list) => ({ status: 200, body: list })),
 
   streamLeaseEvents: (ops, { credential, input: { query, headers } }) =>

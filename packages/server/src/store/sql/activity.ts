@@ -22,6 +22,7 @@ import { encodeCursor } from '../../engine/space-keys.js';
 import { requireUuid } from '../../engine/validation.js';
 import type { ActivityOperations } from '../operations.js';
 import type { SqlSession } from './driver.js';
+import { sqlQueueActivity } from './queue-activity.js';
 import { sqlSpaceClaims } from './space-claims.js';
 import { clockNow, type UnitContext } from './sql-support.js';
 
@@ -208,6 +209,8 @@ export function sqlActivity(unit: UnitContext): ActivityOperations {
       const last = data[data.length - 1];
       return { object: 'list', data, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(queueSortKey(last.spool, last.queue)) : null };
     },
+
+    queueActivity: (params) => sqlQueueActivity(tx, params),
 
     async events(params) {
       const { after, limit } = eventQuery(params);

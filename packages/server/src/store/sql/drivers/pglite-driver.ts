@@ -33,14 +33,14 @@ export async function openPglite(dataDir?: string): Promise<PGlite> {
 }
 
 /** Opens a directory's database under its lock (released again if the open fails). */
-async function openLocked(dataDir: string): Promise<{ db: PGlite; lock: DataDirLock }> {
+async function openLocked(dataDir: string): Promise<{ db: PGlite; lock: DataDirLock; dir: string }> {
   const dir = resolve(dataDir);
   prepareDataDir(dir);
   const lock = lockDataDir(realpathSync(dir));
   try {
     const db = await openPglite(dir);
     restrictDataDir(dir);
-    return { db, lock };
+    return { db, lock, dir };
   } catch (error) {
     lock.release();
     throw error;
@@ -169,12 +169,23 @@ export async function createPgliteDriver(options: PgliteDriverOptions = {}): Pro
     },
     async connect(): Promise<SqlConnection> {
       const release = await acquire();
-      return { query: runExtended, release };
+      // The migrator's connection creates relations: PGlite writes some new files 0666, so the
+      // modes are taken back when it ends (the directory's own 0700 keeps them private meanwhile).
+      const restrictThenRelease = () => {
+        try {
+          if (opened !== undefined) restrictDataDir(opened.dir);
+        } finally {
+          release();
+        }
+      };
+      return { query: runExtended, release: restrictThenRelease };
     },
     async close() {
       const release = await acquire();
       try {
         await db.close();
+        // Closing checkpoints, and PGlite rewrites files 0666 then: owner-only again before the lock goes.
+        if (opened !== undefined) restrictDataDir(opened.dir);
       } finally {
         opened?.lock.release();
         release();
