@@ -24,7 +24,7 @@ import { sqlStore } from './sql-store.js';
 import { sqlSweep } from './sql-sweep.js';
 import { startup } from './startup.js';
 
-const BENCHMARKS: readonly Benchmark[] = [clientOverhead, serverThroughput, batchHeartbeat, engineScale, mockedSpeed, sqlStore, sqlSweep, sqlReplicas, startup, pg-heartbeat];
+const BENCHMARKS: readonly Benchmark[] = [clientOverhead, serverThroughput, batchHeartbeat, engineScale, mockedSpeed, sqlStore, sqlSweep, sqlReplicas, startup, pgHeartbeat];
 
 const here = dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2).filter((a) => a !== '--');
