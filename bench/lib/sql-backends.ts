@@ -47,6 +47,8 @@ export interface BenchStore {
 /** One database of a back end. */
 export interface SqlBackend {
   kind: 'postgres' | 'pglite';
+  /** The database's URL (PostgreSQL only). */
+  url?: string;
   /** Open a store on this database (PGlite: once; PostgreSQL: as many as wanted, each with its own pool). */
   openStore(options?: { poolSize?: number } & SqlStoreOptions): Promise<BenchStore>;
   /** The direct client (PGlite: the store's own instance, so open the store first). */
@@ -95,6 +97,7 @@ function postgresBackend(url: string): SqlBackend {
   let pool: pg.Pool | undefined;
   return {
     kind: 'postgres',
+    url,
     async openStore(options = {}) {
       const counter = new QueryCounter();
       const store = await SqlStore.open(createPgDriver({ url, poolSize: options.poolSize ?? POOL_SIZE, onQuery: counter.onQuery }), {

@@ -39,6 +39,9 @@ export const HEARTBEAT_SETTLE_SQL = `SELECT count(leasehold.settle_key(key_id, $
                      WHERE d.key_id = l.key_id AND d.kind = 'space' AND d.status IN ('held', 'queued') AND d.expires_at <= $2)
       ORDER BY l.key_id) due`;
 
+/** The lease row `l` is live at `$2`: it is renewed; otherwise it is reported lost. */
+const LIVE = `(l.status IN ('held', 'queued') AND (l.expires_at IS NULL OR l.expires_at > $2))`;
+
 /**
  * A renewed lease's new expiry by its kind's rule (space: never earlier; task: the task term;
  * spool: the queue's lease timeout), over the row `l` of `HEARTBEAT_RENEW_SQL`.
@@ -53,19 +56,22 @@ const RENEWED_EXPIRY = `CASE
  * The heartbeat's third statement: renew every live lease of the working set by its kind's
  * rule, report unreported losses once, copy spool expiries onto their messages; answers one row
  * per lease, and counts the heartbeat of its session (`session_heartbeats`). The working set is
- * locked in lease order first; both updates then reach its rows by primary key (`= ANY`), so
- * the work is linear in the caller's leases, not in the table. A renewal writes no indexed
+ * locked in lease order first, each row judged live or not as locked (a locked row cannot change
+ * before the updates run; each update re-checks it all the same); the renewing update reaches the
+ * live rows by primary key (`= ANY`), the reporting one only the rest (none, mostly), so the work
+ * is linear in the caller's leases, not in the table, and no row is probed twice. The queue depths are one aggregate over the waiters
+ * of the renewed keys (`leases_waiting`), not a probe per lease. A renewal writes no indexed
  * column (`due_at` moves only when a renewal would shorten the lease: 0013), so it is a HOT
  * update. Parameters: `heartbeatRenewParams`.
  */
 export const HEARTBEAT_RENEW_SQL = `WITH mine AS MATERIALIZED (
-     SELECT l.lease_id FROM leasehold.leases l
+     SELECT l.lease_id, ${LIVE} AS live FROM leasehold.leases l
       WHERE l.credential_id = $1
         AND (l.status IN ('held', 'queued') OR (l.status = 'lost' AND (NOT l.reported OR $5)))
         AND coalesce(CASE WHEN l.status IN ('held', 'queued') THEN l.expires_at ELSE l.ended_at END + ${TOMBSTONE_MS} > $2, true)
         AND ($3::text IS NULL OR l.holder_session = $3) AND ($4::text[] IS NULL OR l.claim_id = ANY($4))
       ORDER BY l.lease_id FOR UPDATE
-   ), touched AS (
+   ), renewed AS (
      UPDATE leasehold.leases l SET
        expires_at = ${RENEWED_EXPIRY},
        due_at = least(l.due_at, ${RENEWED_EXPIRY}),
@@ -75,8 +81,7 @@ export const HEARTBEAT_RENEW_SQL = `WITH mine AS MATERIALIZED (
                                      WHERE m.message_id = l.message_id)
          ELSE l.lease_seconds END,
        details = CASE WHEN $8 THEN $9::text ELSE l.details END
-      WHERE l.lease_id = ANY (ARRAY(SELECT lease_id FROM mine))
-        AND l.status IN ('held', 'queued') AND (l.expires_at IS NULL OR l.expires_at > $2)
+      WHERE l.lease_id = ANY (ARRAY(SELECT lease_id FROM mine WHERE live)) AND ${LIVE}
      RETURNING l.lease_id, l.claim_id, l.kind, l.status, l.expires_at, l.key_id, l.message_id
    ), lost AS (
      UPDATE leasehold.leases l SET
@@ -84,24 +89,27 @@ export const HEARTBEAT_RENEW_SQL = `WITH mine AS MATERIALIZED (
        status = 'lost',
        lost_reason = CASE WHEN l.status = 'queued' THEN 'lapsed' WHEN l.status = 'held' THEN 'expired' ELSE l.lost_reason END,
        ended_at = CASE WHEN l.status IN ('held', 'queued') THEN l.expires_at ELSE l.ended_at END
-      WHERE l.lease_id = ANY (ARRAY(SELECT lease_id FROM mine))
-        AND NOT (l.status IN ('held', 'queued') AND (l.expires_at IS NULL OR l.expires_at > $2))
+      WHERE l.lease_id = ANY (ARRAY(SELECT lease_id FROM mine WHERE NOT live)) AND NOT ${LIVE}
      RETURNING l.lease_id, l.claim_id
    ), synced AS (
      UPDATE leasehold.messages m SET lease_expires_at = t.expires_at
-       FROM touched t WHERE t.kind = 'spool' AND m.message_id = t.message_id AND m.lease_id = t.lease_id
+       FROM renewed t WHERE t.kind = 'spool' AND m.message_id = t.message_id AND m.lease_id = t.lease_id
    ), counted AS (
      INSERT INTO leasehold.session_heartbeats AS s (account_id, holder_session, bucket, beats, last_at)
      SELECT $10, $3, $2::bigint / ${SAMPLE_MS}, 1, $2 WHERE $10::text IS NOT NULL AND $3::text IS NOT NULL
      ON CONFLICT (account_id, holder_session, bucket) DO UPDATE SET beats = s.beats + 1, last_at = greatest(s.last_at, excluded.last_at)
+   ), waiting AS (
+     SELECT q.key_id, count(*)::int AS depth FROM leasehold.leases q
+      WHERE q.kind = 'space' AND q.status = 'queued' AND q.expires_at > $2
+        AND q.key_id IN (SELECT r.key_id FROM renewed r WHERE r.kind = 'space')
+      GROUP BY q.key_id
    )
    SELECT t.lease_id, t.claim_id, t.status, t.kind, t.expires_at,
-          CASE WHEN t.kind = 'space' THEN (SELECT count(*)::int FROM leasehold.leases q
-            WHERE q.key_id = t.key_id AND q.kind = 'space' AND q.status = 'queued' AND q.expires_at > $2) END AS queue_depth,
+          CASE WHEN t.kind = 'space' THEN coalesce(w.depth, 0) END AS queue_depth,
           CASE WHEN t.kind = 'space' AND t.status = 'queued' THEN (SELECT count(*)::int FROM leasehold.leases q
             WHERE q.key_id = t.key_id AND q.kind = 'space' AND q.status = 'queued' AND q.expires_at > $2
               AND q.lease_id <= t.lease_id) END AS position
-     FROM touched t
+     FROM renewed t LEFT JOIN waiting w ON w.key_id = t.key_id
    UNION ALL
    SELECT lease_id, claim_id, 'lost', NULL, NULL, NULL, NULL FROM lost
    ORDER BY lease_id`;
