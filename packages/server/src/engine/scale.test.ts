@@ -18,50 +18,28 @@ function engineWith(count: number, credentialId = 'cred_bench'): { engine: Engin
   return { engine, clock, credential };
 }
 
-function timed(fn: () => void): number {
-  const start = performance.now();
-  fn();
-  return performance.now() - start;
-}
-
+// Correctness at scale only: how fast these run is measured by `pnpm bench -- --only engine`
+// (bench/engine-scale.ts), never asserted here, where a busy machine would fail it.
 describe('scale', () => {
-  it('heartbeats 10,000 leases of one credential quickly', () => {
+  it('heartbeats 10,000 leases of one credential', () => {
     const { engine, clock, credential } = engineWith(10_000);
     clock.advance(1_000);
-    engine.heartbeat({ credential, ttl: 60 }); // warm up
-    let results = 0;
-    const ms = Math.min(
-      ...[1, 2, 3].map(() =>
-        timed(() => {
-          results = engine.heartbeat({ credential, ttl: 60 }).results.length;
-        }),
-      ),
-    );
-    expect(results).toBe(10_000);
-    expect(ms).toBeLessThan(200); // target: < 20 ms
+    expect(engine.heartbeat({ credential, ttl: 60 }).results.length).toBe(10_000);
   });
 
-  it('costs O(1) per tick when nothing is due, however many leases are held', () => {
+  it('a tick with nothing due expires nothing, however many leases are held (its cost: bench/engine-scale.ts)', () => {
     const { engine, clock } = engineWith(20_000);
-    const ms = timed(() => {
-      for (let i = 0; i < 100_000; i++) {
-        clock.advance(0.1);
-        engine.processExpirations();
-      }
-    });
+    for (let i = 0; i < 100_000; i++) {
+      clock.advance(0.1);
+      expect(engine.processExpirations()).toBe(0);
+    }
     expect(engine.stats().held).toBe(20_000);
-    expect(ms).toBeLessThan(500);
   });
 
   it('expires 10,000 leases at once', () => {
     const { engine, clock } = engineWith(10_000);
     clock.advance(60_000);
-    let expired = 0;
-    const ms = timed(() => {
-      expired = engine.processExpirations();
-    });
-    expect(expired).toBe(10_000);
+    expect(engine.processExpirations()).toBe(10_000);
     expect(engine.stats()).toMatchObject({ held: 0, tombstones: 10_000 });
-    expect(ms).toBeLessThan(500);
   });
 });
