@@ -3,7 +3,9 @@ import type { CallOptions } from '../core/request/call-options.js';
 /** Per-call options every method accepts (owned by the request layer). */
 export type { CallOptions } from '../core/request/call-options.js';
 
-const CALL_OPTION_NAMES = ['idempotencyKey', 'operationId', 'signal', 'timeoutMs', 'totalTimeoutMs', 'maxRetries'] as const satisfies ReadonlyArray<keyof CallOptions>;
+/** Every field of {@link CallOptions}, exactly (a field added there fails to compile until it is listed here). */
+const CALL_OPTION_FIELDS = { idempotencyKey: true, operationId: true, signal: true, timeoutMs: true, totalTimeoutMs: true, maxRetries: true } satisfies Record<keyof CallOptions, true>;
+const CALL_OPTION_NAMES = Object.keys(CALL_OPTION_FIELDS) as Array<keyof CallOptions>;
 
 /** Just the {@link CallOptions} fields of a wider options object (so nothing else reaches `request()`). */
 export function pickCallOptions(options: CallOptions | undefined): CallOptions {
