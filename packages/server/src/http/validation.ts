@@ -88,6 +88,11 @@ function describe(issue: z.core.$ZodIssue, prefix: readonly string[], value: unk
   const param = path.join('.') || undefined;
   const missing = issue.code !== 'unrecognized_keys' && issue.path.length > 0 && valueAt(value, issue.path) === undefined;
   let message = issue.message;
+  // A body that takes no fields (`additionalProperties: false`, no properties) is a record of
+  // `never`: a field in it is unknown, said the way a strict object says it.
+  if (issue.code === 'invalid_type' && issue.expected === 'never' && param) {
+    return { code: 'unrecognized_keys', message: `Unknown field: ${path[path.length - 1]}.`, missing: false, param };
+  }
   if (issue.code === 'unrecognized_keys') message = `Unknown field${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}.`;
   else if (missing && param) message = `${param} is required.`;
   else if (param) message = `${param}: ${issue.message}`;
