@@ -36,6 +36,8 @@ export class ReplicaSet {
   readonly tally: ChaosTally = { sigkill: 0, sigterm: 0, restarts: 0, failedStarts: 0 };
   /** Processes the kill loop has signalled: down from that moment, whether or not they have exited yet. */
   private readonly signalled = new WeakSet<ChildProcess>();
+  /** Every server process spawned and not yet exited, serving or still starting (a restart in flight). */
+  private readonly spawned = new Set<ChildProcess>();
   private readonly children: (ChildProcess | undefined)[];
   private nginx: ChildProcess | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -82,7 +84,9 @@ export class ReplicaSet {
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.timer !== undefined) clearInterval(this.timer);
-    const exits = [...this.children, this.nginx].map((child) => (child === undefined || child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => {
+    // Every process spawned, not only those serving: a restart still starting when the set stops
+    // would otherwise register itself afterwards and outlive the demo.
+    const exits = [...this.spawned, this.nginx].map((child) => (child === undefined || child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => {
       const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
       child.once('exit', () => {
         clearTimeout(force);
@@ -122,6 +126,8 @@ export class ReplicaSet {
     const port = this.ports[i] as number;
     for (let attempt = 0; ; attempt++) {
       const child = spawnLikeSystemd(port, this.store, ['--control']);
+      this.spawned.add(child);
+      child.once('exit', () => this.spawned.delete(child));
       child.stderr?.on('data', () => {});
       try {
         await listeningUrl(child, 30_000);
@@ -133,6 +139,8 @@ export class ReplicaSet {
       }
       // Request logs are not the demo's output: keep the pipe drained.
       child.stdout?.on('data', () => {});
+      // Stopped while this one started: stop() has signalled it already; don't serve or restart it.
+      if (this.stopping) return;
       this.children[i] = child;
       child.once('exit', () => {
         this.children[i] = undefined;

@@ -8,6 +8,7 @@
  * no call failed after its retries (no 5xx reached a worker). Loopback only, bounded (~30 s).
  */
 import { execFile } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/postgres-database.js';
@@ -16,6 +17,21 @@ import { ROOT } from '../support/deploy-files.js';
 const run = promisify(execFile);
 let url: string;
 let drop: () => Promise<void>;
+
+/** Pids of the processes still running with `LEASEHOLD_STORE=<store>` in their environment (Linux /proc). */
+function serversOn(store: string): number[] {
+  const wanted = `LEASEHOLD_STORE=${store}`;
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(wanted);
+      } catch {
+        return false; // exited meanwhile, or not ours to read
+      }
+    })
+    .map(Number);
+}
 
 beforeAll(async () => {
   ({ url, drop } = await createTestDatabase());
@@ -53,6 +69,8 @@ describe('three server processes on one PostgreSQL behind nginx, killed and rest
     // Every killed process came back, but the last one(s) may still be starting when the fleet finishes.
     expect(restarts).toBeGreaterThanOrEqual(Math.max(1, kills + terms - 2));
     expect(audit).toContain('OK: nothing was done twice and nothing was lost.');
+    // The demo has exited: none of its servers outlives it, not even one restarting when it stopped.
+    expect(serversOn(url), 'server processes left running after the demo exited').toEqual([]);
     console.log(`replica chaos: ${kills} SIGKILL, ${terms} SIGTERM, ${restarts} restarts in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }, 90_000);
 });

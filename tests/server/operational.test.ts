@@ -122,8 +122,12 @@ describe('operational endpoints', () => {
     }
   });
 
-  // Only a SQL store has connections to run out of (the memory store never waits).
-  it.runIf(TEST_STORE !== 'memory')('with every connection busy, /healthz and /metrics answer 200 at once and /readyz a 503 within its bound', async () => {
+  // Only a SQL store has connections to run out of (the memory store never waits): the case exists
+  // on the SQL projects only, rather than showing as skipped on the memory one.
+  const sqlOnly = (name: string, body: () => Promise<void>): void => {
+    if (TEST_STORE !== 'memory') it(name, body);
+  };
+  sqlOnly('with every connection busy, /healthz and /metrics answer 200 at once and /readyz a 503 within its bound', async () => {
     const metrics = new ServerMetrics({ processMetrics: false, storeReadTimeoutMs: 100 });
     const server = await startServer({ metrics, readinessTimeoutMs: 100 });
     await server.acquire('one');
