@@ -27,7 +27,8 @@ export function errorAnswerOf(error: unknown, onInternalError?: (error: unknown)
   } else if (error instanceof InvalidFaultRuleError) {
     fields = { status: 400, code: 'invalid_request', message: error.message, param: error.param };
   } else if (error instanceof StoreUnavailableError) {
-    fields = { status: 503, code: 'service_unavailable', message: 'The server cannot reach its database; retry shortly.' };
+    // The store's own words (which outage: unreachable, or read-only after a failover); the driver's stay in `cause`.
+    fields = { status: 503, code: 'service_unavailable', message: error.message };
     headers = { ...JSON_HEADERS, 'Retry-After': String(error.retryAfterSeconds) };
   } else if (error instanceof ClockNotManualError) {
     fields = { status: 409, code: 'clock_not_manual', message: error.message };

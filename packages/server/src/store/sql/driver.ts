@@ -34,8 +34,11 @@ export interface BegunTransaction {
 
 /** A dedicated connection (the migrator holds one across its transaction). */
 export interface SqlConnection extends SqlSession {
-  /** Give the connection back. */
-  release(): void;
+  /**
+   * Give the connection back; `discard` closes it instead of keeping it for reuse (it reached a
+   * read-only node: the pool's next connection should reach the current primary).
+   */
+  release(discard?: boolean): void;
 }
 
 /**

@@ -15,6 +15,18 @@ const NETWORK_MESSAGES = [
 ];
 
 /**
+ * `read_only_sql_transaction`: the connection reached a read-only node — a standby, or a primary
+ * demoted by a failover whose connections survived. Nothing was written; the next connection
+ * (through a router such as HAProxy) reaches the new primary, so it is an outage, not a bug.
+ */
+const READ_ONLY = '25006';
+
+/** True when `error` is PostgreSQL refusing a write on a read-only node (the connection is then destroyed, not reused). */
+export function isReadOnlyRefusal(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === READ_ONLY;
+}
+
+/**
  * The outage a driver error stands for (a lost or refused connection, a timeout, a shutdown,
  * a lock or serialization conflict worth retrying), or `undefined` for any other error, which
  * is a bug and answers 500. Nothing of the unit committed in either case.
@@ -29,6 +41,9 @@ export function asUnavailable(error: unknown): StoreUnavailableError | undefined
     (sqlState !== undefined && (UNAVAILABLE_CODES.has(sqlState) || UNAVAILABLE_CLASSES.includes(sqlState.slice(0, 2)))) ||
     (typeof code === 'string' && NETWORK_CODES.has(code)) ||
     NETWORK_MESSAGES.some((m) => text.includes(m));
+  if (sqlState === READ_ONLY) {
+    return new StoreUnavailableError('The database is read-only here (a standby or a demoted primary); nothing was written: retry shortly.', { cause: error, retryAfterSeconds: 1 });
+  }
   if (!unavailable) return undefined;
-  return new StoreUnavailableError('The database is unavailable; retry shortly.', { cause: error, retryAfterSeconds: 1 });
+  return new StoreUnavailableError('The server cannot reach its database; retry shortly.', { cause: error, retryAfterSeconds: 1 });
 }

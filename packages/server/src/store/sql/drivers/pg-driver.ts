@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { inTransaction, type SqlConnection, type SqlDriver, type SqlResult, type SqlTransaction } from '../driver.js';
+import { isReadOnlyRefusal } from '../failures.js';
 
 /** How the PostgreSQL driver connects. */
 export interface PgDriverOptions {
@@ -131,6 +132,7 @@ class PgTransaction implements SqlTransaction {
       const results = await this.sender.script(this.client, script === undefined ? 'BEGIN' : `BEGIN;${script}`);
       return results.slice(1);
     } catch (error) {
+      this.#noteRefusal(error);
       await this.rollback();
       throw error;
     }
@@ -138,7 +140,10 @@ class PgTransaction implements SqlTransaction {
 
   query<T>(text: string, params?: readonly unknown[]): Promise<SqlResult<T>> {
     if (this.#done) return Promise.reject(new Error('The transaction has ended.'));
-    return this.sender.run<T>(this.client, text, params);
+    return this.sender.run<T>(this.client, text, params).catch((error: unknown) => {
+      this.#noteRefusal(error);
+      throw error;
+    });
   }
 
   async commit(script?: string): Promise<void> {
@@ -146,10 +151,19 @@ class PgTransaction implements SqlTransaction {
     try {
       await this.sender.script(this.client, script === undefined ? 'COMMIT' : `${script};COMMIT`);
     } catch (error) {
+      this.#noteRefusal(error);
       await this.rollback();
       throw error;
     }
     this.#release();
+  }
+
+  /**
+   * A connection to a read-only node (a standby, or a primary a failover demoted) is of no use to a
+   * writer: destroyed at release, so the pool's next connection reaches the current primary.
+   */
+  #noteRefusal(error: unknown): void {
+    if (this.#broken === undefined && isReadOnlyRefusal(error)) this.#broken = error;
   }
 
   async rollback(): Promise<void> {
@@ -218,10 +232,14 @@ export function createPgDriver(options: PgDriverOptions): SqlDriver {
       const onError = () => (broken = true);
       client.on('error', onError);
       return {
-        query: (text, params) => sender.run(client, text, params),
-        release: () => {
+        query: <T>(text: string, params?: readonly unknown[]) =>
+          sender.run<T>(client, text, params).catch((error: unknown) => {
+            if (isReadOnlyRefusal(error)) broken = true;
+            throw error;
+          }),
+        release: (discard = false) => {
           client.removeListener('error', onError);
-          client.release(broken);
+          client.release(broken || discard);
         },
       };
     },
