@@ -14,7 +14,7 @@ describe('sealAnswer / openAnswer', () => {
     expect(openAnswer('cred_a', 'key-1', sealed)).toEqual(small);
   });
 
-  it('deflates a large answer before sealing it (version 2), and opens it back', () => {
+  it('compresses a large answer before sealing it (version 2), and opens it back', () => {
     const sealed = sealAnswer('cred_a', 'key-1', large);
     expect(sealed[0]).toBe(2);
     expect(sealed.length).toBeLessThan(JSON.stringify(large).length / 4);
