@@ -349,4 +349,16 @@ describe('idempotency', () => {
     expect(again.body).toEqual(first.body);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
   });
+
+  it('replays a large heartbeat answer (over 4 KiB: stored compressed by a SQL store) exactly', async () => {
+    const h = await startServer();
+    for (let i = 0; i < 80; i++) await h.acquire(`k-${i}`);
+    const first = await h.call('heartbeatClaims', { json: { ttl: 30 }, idempotencyKey: 'beat-large' });
+    expect(JSON.stringify(first.body).length).toBeGreaterThan(4096);
+    await h.control.advanceClock(5_000);
+    const again = await h.call('heartbeatClaims', { json: { ttl: 30 }, idempotencyKey: 'beat-large' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect((again.body as { results: unknown[] }).results).toHaveLength(80);
+  });
 });

@@ -6,10 +6,11 @@ import { MemoryStore } from './memory/memory-store.js';
 import type { Store } from './operations.js';
 import { redactText, redactUrl } from './redact.js';
 import type { SqlDriver } from './sql/driver.js';
-import { createPgDriver, type PgDriverOptions } from './sql/drivers/pg-driver.js';
-import { createPgliteDriver } from './sql/drivers/pglite-driver.js';
-import { migrate, type MigrationReport } from './sql/migrate.js';
-import { SqlStore } from './sql/sql-store.js';
+import type { PgDriverOptions } from './sql/drivers/pg-driver.js';
+import type { MigrationReport } from './sql/migrate.js';
+
+// The SQL store and its drivers (pg, PGlite) are loaded when a SQL store is opened, so a server
+// on the memory store never loads them (bench/startup.ts: the memory cold start).
 
 /** How `openStore` builds a store (driver options apply to PostgreSQL only). */
 export interface OpenStoreOptions extends Omit<PgDriverOptions, 'url'> {
@@ -62,12 +63,14 @@ export function redact(url: string): string {
 async function openDriver(target: Exclude<StoreTarget, { kind: 'memory' }>, options: OpenStoreOptions): Promise<SqlDriver> {
   if (target.kind === 'pglite') {
     try {
+      const { createPgliteDriver } = await import('./sql/drivers/pglite-driver.js');
       return await createPgliteDriver({ dataDir: target.dataDir });
     } catch (error) {
       const { message, code } = error as NodeJS.ErrnoException;
       throw new StoreOpenError(`Cannot open the embedded store in ${target.dataDir}: ${message || code || String(error)}`, { cause: error });
     }
   }
+  const { createPgDriver } = await import('./sql/drivers/pg-driver.js');
   const driver = createPgDriver({ ...options, url: target.url });
   try {
     await driver.query('SELECT 1');
@@ -96,6 +99,7 @@ export async function openStore(value: string, options: OpenStoreOptions = {}): 
   }
   const driver = await openDriver(target, options);
   try {
+    const { SqlStore } = await import('./sql/sql-store.js');
     return await SqlStore.open(driver, {
       clock: options.clock,
       startTime: options.startTime,
@@ -119,6 +123,7 @@ export async function migrateStore(value: string, options: OpenStoreOptions = {}
   if (target.kind === 'memory') return { applied: [], current: [] };
   const driver = await openDriver(target, options);
   try {
+    const { migrate } = await import('./sql/migrate.js');
     return await migrate(driver);
   } finally {
     await driver.close();

@@ -2,7 +2,12 @@ import { DEFAULT_KEYS, type KeyConfig } from '../../engine/index.js';
 import { createLeaseholdServer } from '../../leasehold-server.js';
 import { createRequestLog } from '../../logging/request-log.js';
 import { ServerMetrics } from '../../metrics/server-metrics.js';
-import { maskKey, migrateStore, openStore, redact, redactText, StoreOpenError, type Store } from '../../store/index.js';
+// Not through store/index.js, which re-exports the SQL store: the SQL store and its drivers load
+// only when `openStore` opens one (a memory-store server never loads pg or PGlite).
+import { StoreOpenError } from '../../store/errors.js';
+import { migrateStore, openStore, redact } from '../../store/open-store.js';
+import type { Store } from '../../store/operations.js';
+import { maskKey, redactText } from '../../store/redact.js';
 import { listen } from '../node-http/listen.js';
 import { parseCliArgs, USAGE, type CliOptions } from './args.js';
 import { createClientDocsLoader } from './client-docs.js';
