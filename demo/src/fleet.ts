@@ -1,14 +1,13 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { FencedLedger, WorkKind } from './ledger.js';
 import type { FleetMessage, WorkerConfig, WorkerMessage, WorkerReport } from './protocol.js';
+import { startWorker, type WorkerProcess } from './worker-process.js';
 
 /** Leases lost, by kind of work and by how the worker learned it. */
 export type LossTally = Record<string, number>;
 
 /** The worker processes of the demo, wired to the fenced ledger. */
 export class Fleet {
-  private readonly children = new Map<string, ChildProcess>();
+  private readonly children = new Map<string, WorkerProcess>();
   /** Reports of the workers that stopped. */
   readonly reports: WorkerReport[] = [];
   /** `kind/reason` → count of leases a worker saw lost. */
@@ -20,26 +19,24 @@ export class Fleet {
   private readyCount = 0;
   private markReady: () => void = () => {};
 
-  /** Starts one process per config; each talks to the ledger over IPC. */
+  /** Starts one process per config (TypeScript or Python); each talks to the ledger over its channel. */
   constructor(
     configs: WorkerConfig[],
     private readonly ledger: FencedLedger,
   ) {
     this.ready = new Promise((resolve) => (this.markReady = resolve));
-    const script = fileURLToPath(new URL('./worker.ts', import.meta.url));
     for (const config of configs) {
-      const child = fork(script, [JSON.stringify(config)], {
-        execArgv: ['--import', 'tsx'],
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      });
-      child.on('message', (message: WorkerMessage) => this.onMessage(child, message));
+      const child = startWorker(config);
+      child.onMessage((message) => this.onMessage(child, message));
+      // A worker that dies before it is ready must not keep the demo waiting for it.
+      child.onExit(() => this.onReady(child));
       this.children.set(config.workerId, child);
     }
   }
 
   /** Blocks one worker's event loop for `ms` (its leases expire on the server meanwhile). */
   stall(workerId: string, ms: number): void {
-    this.children.get(workerId)?.send({ type: 'stall', ms } satisfies FleetMessage);
+    this.children.get(workerId)?.stall(ms);
   }
 
   /** Asks every worker to stop and resolves when all have exited. */
@@ -47,14 +44,15 @@ export class Fleet {
     const exits = [...this.children.entries()].map(
       ([id, child]) =>
         new Promise<void>((resolve) => {
-          if (child.exitCode !== null) return resolve();
-          const timer = setTimeout(() => {
-            child.kill('SIGKILL');
-          }, timeoutMs);
-          child.once('exit', () => {
-            clearTimeout(timer);
+          const exited = () => {
             if (!this.reports.some((r) => r.workerId === id)) this.crashed.push(id);
             resolve();
+          };
+          if (child.exited) return exited();
+          const timer = setTimeout(() => child.kill(), timeoutMs);
+          child.onExit(() => {
+            clearTimeout(timer);
+            exited();
           });
           child.send({ type: 'stop' } satisfies FleetMessage);
         }),
@@ -62,11 +60,19 @@ export class Fleet {
     await Promise.all(exits);
   }
 
-  private onMessage(child: ChildProcess, message: WorkerMessage): void {
-    if (message.type === 'ready') {
-      if (++this.readyCount === this.children.size) this.markReady();
-      return;
-    }
+  private readonly readied = new Set<WorkerProcess>();
+
+  /** Counts a worker ready (once); when all are, every worker is told to start (each waits for it). */
+  private onReady(child: WorkerProcess): void {
+    if (this.readied.has(child)) return;
+    this.readied.add(child);
+    if (++this.readyCount < this.children.size) return;
+    for (const worker of this.children.values()) worker.send({ type: 'start' });
+    this.markReady();
+  }
+
+  private onMessage(child: WorkerProcess, message: WorkerMessage): void {
+    if (message.type === 'ready') return this.onReady(child);
     if (message.type === 'report') {
       this.reports.push(message.report);
       return;
@@ -85,7 +91,7 @@ export class Fleet {
   }
 }
 
-function workerIdOf(children: Map<string, ChildProcess>, child: ChildProcess): string {
+function workerIdOf(children: Map<string, WorkerProcess>, child: WorkerProcess): string {
   for (const [id, candidate] of children) if (candidate === child) return id;
   return 'unknown';
 }

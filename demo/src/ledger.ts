@@ -85,6 +85,17 @@ export class FencedLedger {
     return { once, duplicates, missing };
   }
 
+  /** Accepted commits of a kind, by worker. */
+  commitsBy(kind: WorkKind): Map<string, number> {
+    const prefix = `${kind}:`;
+    const by = new Map<string, number>();
+    for (const [name, entry] of this.items) {
+      if (!name.startsWith(prefix)) continue;
+      for (const { worker } of entry.commits) by.set(worker, (by.get(worker) ?? 0) + 1);
+    }
+    return by;
+  }
+
   /** How many items of a kind have an accepted commit. */
   doneCount(kind: WorkKind): number {
     const prefix = `${kind}:`;

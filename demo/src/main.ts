@@ -13,20 +13,23 @@ import type { WorkerConfig } from './protocol.js';
 import { seedWorkload } from './seed.js';
 import { summarize } from './summary.js';
 
-const USAGE = `Usage: pnpm demo [--url URL --api-key KEY | --store memory|postgres://…|/DIR|./DIR [--replicas N --kill-every 5s]] [--workers 8] [--tasks 200] [--messages 500] [--keys 50] [--no-faults] [--stall-ms 12000] [--timeout 180]
+const USAGE = `Usage: pnpm demo [--url URL --api-key KEY | --store memory|postgres://…|/DIR|./DIR [--replicas N --kill-every 5s]] [--workers 8] [--python 0] [--tasks 200] [--messages 500] [--keys 50] [--no-faults] [--stall-ms 12000] [--timeout 180]
 
 Without --url the reference server runs in this process (real clock) on --store (default
 memory; also LEASEHOLD_STORE: a postgres:// URL or a directory for the embedded store). With --url the fleet
 works against that server; faults need it to be started with --control.
 With --replicas N (a postgres:// store) N server processes run on the store behind nginx
 (deploy/nginx, each started as deploy/systemd starts it); --kill-every kills a random one —
-SIGKILL or SIGTERM — that often and restarts it; the audit at the end covers the whole run.`;
+SIGKILL or SIGTERM — that often and restarts it; the audit at the end covers the whole run.
+With --python N, N more workers run the Python SDK (packages/python, Debian's python3 with
+python3-httpx; LEASEHOLD_PYTHON names another interpreter) on the same space, tasks and queue.`;
 
 const FLAGS = {
   url: { type: 'string' },
   store: { type: 'string' },
   'api-key': { type: 'string', default: 'lh_test_admin' },
   workers: { type: 'string', default: '8' },
+  python: { type: 'string', default: '0' },
   tasks: { type: 'string', default: '200' },
   messages: { type: 'string', default: '500' },
   keys: { type: 'string', default: '50' },
@@ -64,7 +67,8 @@ const count = (name: string, value: string | undefined, min: number) => {
   }
   return n;
 };
-const workers = count('workers', values.workers, 1);
+const pythonWorkers = count('python', values.python, 0);
+const workers = count('workers', values.workers, pythonWorkers > 0 ? 0 : 1);
 const sizes = { tasks: count('tasks', values.tasks, 0), messages: count('messages', values.messages, 0), keys: count('keys', values.keys, 0) };
 const timeoutMs = count('timeout', values.timeout, 1) * 1000;
 const HEARTBEAT_TTL_SECONDS = 6;
@@ -136,8 +140,9 @@ async function main(): Promise<number> {
 
   const spaceId = randomUUID();
   const runId = randomUUID();
-  const configs: WorkerConfig[] = Array.from({ length: workers }, (_, i) => ({
-    workerId: `worker-${i + 1}`,
+  const configs: WorkerConfig[] = Array.from({ length: workers + pythonWorkers }, (_, i) => ({
+    workerId: i < workers ? `worker-${i + 1}` : `python-${i - workers + 1}`,
+    runtime: i < workers ? ('node' as const) : ('python' as const),
     baseUrl: baseUrl!,
     apiKey,
     spaceId,
@@ -198,6 +203,7 @@ async function main(): Promise<number> {
     faults,
     elapsedMs: Date.now() - started,
     workers,
+    pythonWorkers,
     chaos:
       chaos === undefined ? undefined : (
         `${replicas} server processes; ${chaos.sigkill} SIGKILLed, ${chaos.sigterm} SIGTERMed, ${chaos.restarts} restarted` +

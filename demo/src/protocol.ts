@@ -3,6 +3,8 @@ import type { WorkKind } from './ledger.js';
 /** What a worker process is told at start. */
 export interface WorkerConfig {
   workerId: string;
+  /** What the worker runs: demo/src/worker.ts (`node`, the default) or demo/src/python_worker.py. */
+  runtime?: 'node' | 'python';
   baseUrl: string;
   apiKey: string;
   spaceId: string;
@@ -30,6 +32,8 @@ export type WorkerMessage =
 export type FleetMessage =
   | { type: 'ledger'; id: number; done?: boolean; stale?: boolean; verdict?: 'accepted' | 'stale' }
   | { type: 'stall'; ms: number }
+  /** Every worker is ready: begin (each waits for it, so the fleet starts together). */
+  | { type: 'start' }
   | { type: 'stop' };
 
 /** What one worker did, sent when it stops. */

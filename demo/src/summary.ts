@@ -24,13 +24,17 @@ export function summarize(input: {
   faults: string[];
   elapsedMs: number;
   workers: number;
+  /** Python workers (`--python N`, named `python-1`…), besides the `workers` TypeScript ones. */
+  pythonWorkers?: number;
   /** What the replica chaos did (`--replicas`), when it ran. */
   chaos?: string | undefined;
 }): Summary {
   const { ledger, reports } = input;
   const lines: string[] = [];
   let ok = input.crashed.length === 0;
-  lines.push(`Leasehold demo — ${input.workers} workers, ${(input.elapsedMs / 1000).toFixed(1)} s`);
+  const python = input.pythonWorkers ?? 0;
+  const fleet = python === 0 ? `${input.workers} workers` : `${input.workers} TypeScript + ${python} Python workers`;
+  lines.push(`Leasehold demo — ${fleet}, ${(input.elapsedMs / 1000).toFixed(1)} s`);
   lines.push('');
   lines.push('Work done exactly once:');
   for (const [kind, label] of KINDS) {
@@ -46,6 +50,7 @@ export function summarize(input: {
     if (tally.missing.length > 0) lines.push(`    NOT DONE: ${tally.missing.slice(0, 10).join(', ')}${tally.missing.length > 10 ? ', …' : ''}`);
     if (tally.duplicates.length > 0 || tally.missing.length > 0) ok = false;
   }
+  if (python > 0) lines.push(...byRuntime(ledger));
   const reused = ledger.fenceReused;
   lines.push(`  fences strictly increasing: ${reused.length === 0 ? 'yes' : `NO — ${reused.length} fence(s) seen from two holders`}`);
   for (const reuse of reused.slice(0, 10)) lines.push(`    FENCE REUSED ${reuse}`);
@@ -97,4 +102,15 @@ export function summarize(input: {
   lines.push('');
   lines.push(ok ? 'OK: nothing was done twice and nothing was lost.' : 'FAILED: see above.');
   return { ok, lines };
+}
+
+/** Who committed the work: the TypeScript workers (`worker-N`) and the Python ones (`python-N`). */
+function byRuntime(ledger: FencedLedger): string[] {
+  const done = (runtime: 'TypeScript' | 'Python') =>
+    KINDS.map(([kind]) => {
+      let n = 0;
+      for (const [worker, count] of ledger.commitsBy(kind)) if (worker.startsWith('python-') === (runtime === 'Python')) n += count;
+      return `${n} ${kind}s`;
+    }).join(', ');
+  return [`  committed by the TypeScript workers: ${done('TypeScript')}`, `  committed by the Python workers: ${done('Python')}`];
 }

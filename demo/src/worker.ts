@@ -6,6 +6,9 @@ import type { FleetMessage, WorkerConfig, WorkerMessage, WorkerReport } from './
 const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig;
 const send = (message: WorkerMessage) => process.send?.(message);
 const stop = new AbortController();
+/** Resolves when the fleet says every worker is ready (or stops it first): all begin together. */
+let begin: () => void = () => {};
+const started = new Promise<void>((resolve) => (begin = resolve));
 const pending = new Map<number, (answer: FleetMessage & { type: 'ledger' }) => void>();
 let nextCall = 1;
 let retries = 0;
@@ -46,8 +49,11 @@ process.on('message', (message: FleetMessage) => {
   } else if (message.type === 'stall') {
     // Block this process's event loop, as a long GC pause or a CPU-bound bug would.
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, message.ms);
+  } else if (message.type === 'start') {
+    begin();
   } else if (message.type === 'stop') {
     stop.abort();
+    begin();
   }
 });
 
@@ -168,6 +174,7 @@ async function messageLoop(): Promise<void> {
 
 async function main(): Promise<void> {
   send({ type: 'ready' });
+  await started;
   await Promise.all([taskLoop(), keyLoop(), messageLoop()]);
   await new Promise<void>((resolve) => (stop.signal.aborted ? resolve() : stop.signal.addEventListener('abort', () => resolve())));
   const stats = lh.stats();

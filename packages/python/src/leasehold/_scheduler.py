@@ -43,6 +43,8 @@ class RenewalStats:
     failures: int = 0
     lost: int = 0
     leases: int = 0
+    renewed: int = 0
+    """Lease renewals the heartbeats confirmed (one per lease named and acked ``held``)."""
     named: list[int] = field(default_factory=list)
     """How many ids each heartbeat named (last 100)."""
 
@@ -178,6 +180,8 @@ class SchedulerCore:
                 status = result.get("status")
                 if status == "held" or (status == "queued" and lease.status == "queued"):
                     lease.record(plan.sent_at, lease.duration_for(self.ttl), self.drift_margin, self.jitter)
+                    if status == "held":
+                        self.stats.renewed += 1
                     if status == "held" and lease.status == "queued":
                         lease.grant()
                 else:
