@@ -45,6 +45,7 @@ def test_wheel_and_sdist_build_install_and_run_a_worker(server: Server, tmp_path
     names = zipfile.ZipFile(wheel).namelist()
     assert "leasehold/py.typed" in names and "leasehold/_generated/types.py" in names
     assert any(n.endswith("/src/leasehold/_client.py") for n in tarfile.open(sdist).getnames())
+    assert any(n.endswith("/examples/worker.py") for n in tarfile.open(sdist).getnames())
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)

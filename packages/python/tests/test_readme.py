@@ -1,4 +1,5 @@
-"""The READMEs' Python snippets: every block compiles, and the repository README's worker runs
+"""The READMEs' Python snippets: every block compiles, the repository README's worker is
+examples/worker.py (one source, checked by mypy --strict with the other examples), and it runs
 against the reference server (takes the report lease, consumes a message, exits on SIGTERM)."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from leasehold import Leasehold, NotFoundError
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 READMES = [ROOT / "README.md", ROOT / "packages/python/README.md"]
+WORKER_EXAMPLE = Path(__file__).resolve().parents[1] / "examples/worker.py"
 
 
 def python_blocks(path: Path) -> list[str]:
@@ -29,8 +31,14 @@ def test_every_python_block_compiles() -> None:
         compile(block, str(path), "exec")
 
 
-def test_the_readme_worker_runs(server: Server, tmp_path: Path) -> None:
+def test_the_readme_worker_is_the_example_file() -> None:
     worker = next(b for b in python_blocks(ROOT / "README.md") if "consume(" in b)
+    assert worker == WORKER_EXAMPLE.read_text(), "README.md's Python worker and packages/python/examples/worker.py differ"
+    assert len(worker.splitlines()) <= 20
+
+
+def test_the_readme_worker_runs(server: Server, tmp_path: Path) -> None:
+    worker = WORKER_EXAMPLE.read_text()
     (tmp_path / "worker.py").write_text(worker.replace("http://127.0.0.1:4010", server.url))
     lh = Leasehold(base_url=server.url, api_key=API_KEY)
     try:
