@@ -32,9 +32,10 @@ import { ROOT, packPackages } from './pack-packages.mjs';
 /** What each package may depend on at runtime: exactly these, no more. */
 const EXPECTED = {
   '@leasehold/client': { dependencies: ['undici'], peerDependencies: ['@opentelemetry/api'] },
-  '@leasehold/server': { dependencies: ['@electric-sql/pglite', '@noble/hashes', 'pg', 'pino', 'prom-client', 'sorted-btree', 'zod'], peerDependencies: [], bin: { 'leasehold-server': 'dist/cli.js' } },
-  // msw bundles the server's portable part (packages/server/src/portable.ts), so it needs that part's own dependencies only.
-  '@leasehold/msw': { dependencies: ['@noble/hashes', 'sorted-btree', 'zod'], peerDependencies: ['msw', 'undici'] },
+  '@leasehold/server': { dependencies: ['@electric-sql/pglite', 'pg', 'pino', 'prom-client', 'sorted-btree'], peerDependencies: [], bin: { 'leasehold-server': 'dist/cli.js' } },
+  // msw bundles the server's portable part (packages/server/src/portable.ts) with its zod and @noble/hashes;
+  // sorted-btree stays a dependency (the declarations name its types).
+  '@leasehold/msw': { dependencies: ['sorted-btree'], peerDependencies: ['msw', 'undici'] },
 };
 const DEPENDENCY_FIELDS = ['dependencies', 'peerDependencies', 'optionalDependencies', 'devDependencies'];
 const UNRESOLVED_RANGE = /^(workspace|catalog|link|file|portal):/;

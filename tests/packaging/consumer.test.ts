@@ -164,9 +164,10 @@ describe('the packed packages in a fresh npm project', () => {
       const manifest = pkg.files.get('package.json')!.data.toString('utf8');
       expect(manifest, pkg.name).not.toMatch(/"(workspace|catalog):/);
     }
-    // The mock bundles the portable reference server: no dependency on @leasehold/server (its drivers, PGlite, pino, prom-client).
+    // The mock bundles the portable reference server and its zod and @noble/hashes: no dependency on
+    // @leasehold/server (its drivers, PGlite, pino, prom-client); sorted-btree stays (its declarations name its types).
     const msw = JSON.parse(packed.find((pkg) => pkg.name === '@leasehold/msw')!.files.get('package.json')!.data.toString('utf8'));
-    expect(Object.keys(msw.dependencies).sort()).toEqual(['@noble/hashes', 'sorted-btree', 'zod']);
+    expect(Object.keys(msw.dependencies).sort()).toEqual(['sorted-btree']);
     // The SQL stores' drivers are runtime dependencies of the server (not dev-only): `--store` works from the tarball.
     const serverManifest = JSON.parse(packed.find((pkg) => pkg.name === '@leasehold/server')!.files.get('package.json')!.data.toString('utf8'));
     for (const dependency of ['@electric-sql/pglite', 'pg']) {

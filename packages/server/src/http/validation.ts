@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import * as validators from '../generated/zod.js';
 import { ttlRefusal, type ErrorCode } from '../engine/index.js';
 import { HttpError, type ErrorDetail } from './http-error.js';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ALL_PERMISSIONS, type KeyConfig } from '../../engine/index.js';
 
 const keySchema = z.strictObject({
