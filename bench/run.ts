@@ -1,6 +1,6 @@
 /**
  * `pnpm bench` — runs the benchmarks, prints the table, writes `bench/results/latest.json`.
- *   --only <name>[,<name>]   client, throughput, heartbeat, engine, mocked, sql, sweep, replicas, startup, pg-heartbeat
+ *   --only <name>[,<name>]   client, throughput, heartbeat, engine, mocked, sql, sweep, replicas, startup, pg-heartbeat, python
  *   --quick                  tiny sizes, one round (the smoke test)
  *   --rounds <n>             rounds per comparison (default 5)
  *   --out <file>             where to write the JSON (default bench/results/latest.json)
@@ -17,6 +17,7 @@ import { batchHeartbeat } from './heartbeat.js';
 import { renderTable } from './lib/table.js';
 import type { BenchContext, Benchmark, BenchReport, ResultsFile } from './lib/types.js';
 import { mockedSpeed } from './mocked.js';
+import { pythonSdk } from './python.js';
 import { serverThroughput } from './server-throughput.js';
 import { pgHeartbeat } from './sql-heartbeat.js';
 import { sqlReplicas } from './sql-replicas.js';
@@ -24,7 +25,7 @@ import { sqlStore } from './sql-store.js';
 import { sqlSweep } from './sql-sweep.js';
 import { startup } from './startup.js';
 
-const BENCHMARKS: readonly Benchmark[] = [clientOverhead, serverThroughput, batchHeartbeat, engineScale, mockedSpeed, sqlStore, sqlSweep, sqlReplicas, startup, pgHeartbeat];
+const BENCHMARKS: readonly Benchmark[] = [clientOverhead, serverThroughput, batchHeartbeat, engineScale, mockedSpeed, sqlStore, sqlSweep, sqlReplicas, startup, pgHeartbeat, pythonSdk];
 
 const here = dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2).filter((a) => a !== '--');

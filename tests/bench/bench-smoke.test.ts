@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ResultsFile, Row } from '../../bench/lib/types.js';
 
 // Runs `pnpm bench -- --quick` (every benchmark once, tiny sizes) so the benchmarks cannot rot:
-// the HTTP and engine ones here, the SQL store ones in sql-bench-smoke.test.ts (in parallel).
+// the HTTP, engine and Python SDK ones here, the SQL store ones in sql-bench-smoke.test.ts (in parallel).
 // It checks that each one produced its rows with numeric figures, never the performance targets.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -16,7 +16,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function runQuick(out: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const only = ['client', 'throughput', 'heartbeat', 'engine', 'mocked'].join(',');
+    const only = ['client', 'throughput', 'heartbeat', 'engine', 'mocked', 'python'].join(',');
     const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/run.ts', '--quick', '--only', only, '--out', out], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -46,8 +46,8 @@ describe('bench smoke (--quick)', () => {
     const results = JSON.parse(readFileSync(out, 'utf8')) as ResultsFile;
     expect(results.quick).toBe(true);
     const byName = new Map(results.benches.map((b) => [b.name, b]));
-    expect([...byName.keys()]).toEqual(['client', 'throughput', 'heartbeat', 'engine', 'mocked']);
-    const minimumRows: Record<string, number> = { client: 4, throughput: 3, heartbeat: 9, engine: 4, mocked: 2 };
+    expect([...byName.keys()]).toEqual(['client', 'throughput', 'heartbeat', 'engine', 'mocked', 'python']);
+    const minimumRows: Record<string, number> = { client: 4, throughput: 3, heartbeat: 9, engine: 4, mocked: 2, python: 3 };
     for (const [name, bench] of byName) {
       expect(bench.error, `${name}: ${bench.error}`).toBeUndefined();
       expect(bench.rows.length, name).toBeGreaterThanOrEqual(minimumRows[name] ?? 1);
@@ -57,6 +57,9 @@ describe('bench smoke (--quick)', () => {
     const perCadence = byName.get('heartbeat')?.rows.filter((r) => r.label.endsWith('requests per cadence')) ?? [];
     expect(perCadence.length).toBeGreaterThan(0);
     for (const row of perCadence) expect(row.value.median, row.label).toBe(1);
+    // So does the Python SDK's (its scheduler, counted on the client's httpx request hook).
+    const pythonCadence = byName.get('python')?.rows.find((r) => r.label.startsWith('heartbeat requests per cadence'));
+    expect(pythonCadence?.value.median, 'python heartbeat requests per cadence').toBe(1);
     expect(output).toContain('targets met:');
   }, 90_000);
 });

@@ -97,6 +97,9 @@ def test_registering_a_lease_due_after_the_next_heartbeat_asks_no_new_look() -> 
     assert c.register(lease(clock, 1000), 6.0, clock.now) is True  # a shorter term: due earlier
     short = lease(clock, 1001)
     assert c.register(short, 1.2, clock.now) is True  # deadline before any renewal would be due
-    assert c.register(short, 1.2, clock.now) is True  # registered again (a renew): the driver looks again
+    assert c.register(short, 1.2, clock.now) is True  # registered again (a renew), still due first: a new look
+    later = lease(clock, 2000)
+    assert c.register(later, 30.0, clock.now) is False
+    assert c.register(later, 30.0, clock.now) is False  # renewed by hand, due after the next heartbeat: no new look
     plan, _ = c.step(clock.now + 2)
-    assert short.lost.is_set() and plan is not None and len(plan.chunks[0]) == 1001
+    assert short.lost.is_set() and plan is not None and len(plan.chunks[0]) == 1002

@@ -39,6 +39,7 @@ from ._transport import http_transport
 from ._spaces import ClaimHandle, Run, Space, SpaceLease
 from ._version import __version__
 from ._async_spaces import AsyncClaimHandle, AsyncRun, AsyncSpace, AsyncSpaceLease
+from ._signal import LeaseSignal
 from .resources.async_spools import AsyncSpool, AsyncSpoolMessage, AsyncSpoolQueue
 from .resources.async_task_work import AsyncTaskWorkContext
 from .resources.async_tasks import AsyncTaskLease, AsyncTasks
@@ -52,7 +53,7 @@ __all__ = [
     "AsyncTaskWorkContext", "AttemptsExhaustedError", "AuthenticationError", "BadRequestError", "ClaimHandle",
     "ClientClosedError", "ConflictError", "DeadLetter", "ErrorDetail", "FileIdempotencyStore", "GoneError",
     "IdempotencyStore", "InternalServerError", "InvalidArgumentError", "Leasehold", "LeaseholdError", "LeaseLostError",
-    "LeaseLostReason", "MemoryIdempotencyStore", "NotFoundError", "PayloadTooLargeError", "PaymentRequiredError",
+    "LeaseLostReason", "LeaseSignal", "MemoryIdempotencyStore", "NotFoundError", "PayloadTooLargeError", "PaymentRequiredError",
     "PermissionDeniedError", "PreconditionFailedError", "PreconditionRequiredError", "RateLimitError", "RetryPolicy", "Run",
     "ServiceUnavailableError", "Space", "SpaceLease", "Spool", "SpoolMessage", "SpoolQueue", "StoppedError", "TaskLease",
     "Tasks", "TaskWorkContext", "UnexpectedResponseError", "UnprocessableEntityError", "UnsupportedMediaTypeError",

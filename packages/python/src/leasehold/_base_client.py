@@ -89,8 +89,17 @@ class BaseClient:
         self.timeout = timeout
         self.retry_policy = retry_policy or RetryPolicy(max_retries=max_retries)
         self.idempotency_store = idempotency_store
-        self._default_headers = dict(default_headers or {})
+        # What every request carries, built once (a renew call is the hot path: nothing per call
+        # that does not change per call).
+        self._static_headers = {
+            "Authorization": f"Bearer {api_key}",
+            "Accept": "application/json",
+            "User-Agent": f"leasehold-python/{__version__} python/{platform.python_version()}",
+            **dict(default_headers or {}),
+        }
         self._closed = False
+        self._owns_timeout = False
+        """Whether the pool is the client's own (made with ``timeout``), so its default is ours."""
 
     def _prepare(
         self,
@@ -113,13 +122,8 @@ class BaseClient:
             if value is None or value == "":
                 raise InvalidArgumentError(f"{operation}: path parameter {name} is required.")
             url = url.replace("{" + name + "}", quote(str(value), safe=""))
-        sent_query = {k: _query_value(v) for k, v in (query or {}).items() if v is not None and k in op.query_params}
-        out_headers = {
-            "Authorization": f"Bearer {self._api_key}",
-            "Accept": "application/json",
-            "User-Agent": f"leasehold-python/{__version__} python/{platform.python_version()}",
-            **self._default_headers,
-        }
+        sent_query = {k: _query_value(v) for k, v in query.items() if v is not None and k in op.query_params} if query else {}
+        out_headers = dict(self._static_headers)
         for name, value in (headers or {}).items():
             if value is not None:
                 out_headers[name] = value
@@ -134,6 +138,13 @@ class BaseClient:
         if op.idempotency_key != "none":
             out_headers["Idempotency-Key"] = idempotency_key or ""  # filled in by _key()
         return _Prepared(op, self.base_url + url, sent_query, out_headers, content, operation_id)
+
+    def _timeout_of(self, timeout: Optional[float]) -> Union[float, httpx._client.UseClientDefault]:
+        """A call's own timeout, else the client's: the pool's default when it is the client's own
+        pool (httpx then builds no ``Timeout`` per request), ``self.timeout`` on one you passed."""
+        if timeout is not None:
+            return timeout
+        return httpx.USE_CLIENT_DEFAULT if self._owns_timeout else self.timeout
 
     def _needs_store(self, prepared: _Prepared) -> bool:
         return (
@@ -195,6 +206,7 @@ class SyncAPIClient(BaseClient):
         **options: Any,
     ) -> None:
         super().__init__(**options)
+        self._owns_timeout = http_client is None
         self._http = http_client or httpx.Client(timeout=self.timeout, transport=http_transport())
         self._sleep = sleep
 
@@ -230,8 +242,8 @@ class SyncAPIClient(BaseClient):
             try:
                 try:
                     response = self._http.request(
-                        prepared.op.method, prepared.url, params=prepared.query, headers=prepared.headers,
-                        content=prepared.content, timeout=timeout if timeout is not None else self.timeout,
+                        prepared.op.method, prepared.url, params=prepared.query or None, headers=prepared.headers,
+                        content=prepared.content, timeout=self._timeout_of(timeout),
                     )
                 except httpx.TransportError as failure:
                     raise _transport_error(failure) from failure
@@ -261,6 +273,7 @@ class AsyncAPIClient(BaseClient):
         **options: Any,
     ) -> None:
         super().__init__(**options)
+        self._owns_timeout = http_client is None
         self._http = http_client or httpx.AsyncClient(timeout=self.timeout)
         self._sleep = sleep
 
@@ -298,8 +311,8 @@ class AsyncAPIClient(BaseClient):
             try:
                 try:
                     response = await self._http.request(
-                        prepared.op.method, prepared.url, params=prepared.query, headers=prepared.headers,
-                        content=prepared.content, timeout=timeout if timeout is not None else self.timeout,
+                        prepared.op.method, prepared.url, params=prepared.query or None, headers=prepared.headers,
+                        content=prepared.content, timeout=self._timeout_of(timeout),
                     )
                 except httpx.TransportError as failure:
                     raise _transport_error(failure) from failure

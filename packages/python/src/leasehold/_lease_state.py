@@ -11,6 +11,7 @@ from typing import Literal, Optional
 
 from ._exceptions import LeaseLostError, LeaseLostReason
 from ._idempotency import IdempotencyStore
+from ._signal import LeaseSignal
 
 LeaseKind = Literal["space", "task", "spool"]
 LeaseStatus = Literal["held", "queued", "lost", "released"]
@@ -49,14 +50,12 @@ class LeaseState:
         self.fence = fence
         self._clock = clock
         self._spool_timeout = spool_timeout
-        self.lost = threading.Event()
+        self.lost = LeaseSignal()
         """Set the moment the lease can no longer be trusted (lost, deadline passed, released)."""
-        self.at_risk = threading.Event()
+        self.at_risk = LeaseSignal()
         """Set when the lease is near its local deadline without a confirmed renewal."""
-        self.granted = threading.Event()
+        self.granted = LeaseSignal(status == "held")
         """Set once the lease is held (at once unless it was queued)."""
-        if status == "held":
-            self.granted.set()
         self.lost_reason: Optional[LeaseLostReason] = None
         self.sent_at = -math.inf
         self.term: Optional[float] = None

@@ -95,8 +95,10 @@ class SchedulerCore:
             lease.record(sent_at, duration, self.drift_margin, self.jitter)
             self.leases[lease.claim_id] = lease
             due = lease.renewal_due_at(self._factor())
-            # A short term's at-risk mark (or deadline) can fall before its renewal is due.
-            earlier = min(due, lease.at_risk_at, lease.deadline) < self.next_heartbeat_at or existing is not None
+            # A short term's at-risk mark (or deadline) can fall before its renewal is due. The driver
+            # wakes by the next heartbeat at the latest, so a lease (new, or renewed by hand) whose
+            # marks all come later asks no new look: a renew call never wakes the thread for nothing.
+            earlier = min(due, lease.at_risk_at, lease.deadline) < self.next_heartbeat_at
             self.next_heartbeat_at = min(self.next_heartbeat_at, due)
             self.settled.notify_all()
             return earlier
