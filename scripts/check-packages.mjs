@@ -6,7 +6,7 @@
 //     description, keywords, sideEffects (no repository field until the project has a public remote);
 //   - the files: only dist/, README.md, LICENSE and package.json; no tests, sources, source maps;
 //     the server's offline API reference (dist/docs/index.html), its SDK reference (dist/docs/client/,
-//     TypeDoc) and its embedded OpenAPI document;
+//     TypeDoc), its Python SDK reference (dist/docs/python/index.html) and its embedded OpenAPI document;
 //   - every bare import in the shipped JS is a Node builtin or a declared dependency/peer (so
 //     nothing is missing at runtime and no devDependency such as zod was bundled into the client);
 //   - publint (strict: suggestions and warnings fail too) and @arethetypeswrong/cli
@@ -39,7 +39,7 @@ const EXPECTED = {
 };
 const DEPENDENCY_FIELDS = ['dependencies', 'peerDependencies', 'optionalDependencies', 'devDependencies'];
 const UNRESOLVED_RANGE = /^(workspace|catalog|link|file|portal):/;
-const ALLOWED_FILE = /^(package\.json|README\.md|LICENSE|dist\/[^/]+\.(js|d\.ts)|dist\/docs\/index\.html|dist\/docs\/client\/[\w./-]+\.(html|js|css|svg))$/;
+const ALLOWED_FILE = /^(package\.json|README\.md|LICENSE|dist\/[^/]+\.(js|d\.ts)|dist\/docs\/index\.html|dist\/docs\/client\/[\w./-]+\.(html|js|css|svg)|dist\/docs\/python\/index\.html)$/;
 
 const args = process.argv.slice(2);
 const skipBuild = args.includes('--skip-build');
@@ -131,7 +131,7 @@ function checkManifest(packed, manifest) {
 function checkFiles(packed, manifest) {
   const name = packed.name;
   for (const path of packed.files.keys()) {
-    if (!ALLOWED_FILE.test(path)) fail(name, `ships ${path} (only dist/*.js, dist/*.d.ts, the server's dist/docs/index.html and dist/docs/client/, README.md, LICENSE and package.json belong in it)`);
+    if (!ALLOWED_FILE.test(path)) fail(name, `ships ${path} (only dist/*.js, dist/*.d.ts, the server's dist/docs/index.html, dist/docs/client/ and dist/docs/python/index.html, README.md, LICENSE and package.json belong in it)`);
   }
   const readme = packed.files.get('README.md')?.data.toString('utf8');
   if (!readme) fail(name, 'ships no README.md');
@@ -170,6 +170,9 @@ function checkServerContents(packed) {
   const sdk = packed.files.get('dist/docs/client/index.html')?.data.toString('utf8');
   if (!sdk) fail(name, 'ships no dist/docs/client/index.html (the SDK reference the CLI serves at /docs/client/)');
   else if (!sdk.includes('Leasehold SDK reference')) fail(name, 'dist/docs/client/index.html is not the SDK reference');
+  const python = packed.files.get('dist/docs/python/index.html')?.data.toString('utf8');
+  if (!python) fail(name, 'ships no dist/docs/python/index.html (the Python SDK reference the CLI serves at /docs/python/)');
+  else if (!python.includes('id="Leasehold"')) fail(name, 'dist/docs/python/index.html is not the Python SDK reference');
   const spec = JSON.parse(readFileSync(join(ROOT, 'spec/dist/openapi.json'), 'utf8'));
   const js = [...packed.files].filter(([path]) => path.endsWith('.js') && !path.startsWith('dist/docs/')).map(([, file]) => file.data.toString('utf8')).join('\n');
   const operations = Object.values(spec.paths).flatMap((item) => Object.values(item).map((op) => op.operationId).filter(Boolean));

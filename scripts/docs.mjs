@@ -16,8 +16,12 @@
 //                        is copied to packages/server/dist/docs/client/ when that package is built
 //                        (the server's build runs this script), so a packed @leasehold/server carries
 //                        it. The reference server serves it at /docs/client/.
-// Usage: node scripts/docs.mjs [--api] [--client] [--strict]   (no --api/--client: both;
-// --strict: any TypeDoc warning fails the build)
+//   docs/python/         the Python SDK reference (scripts/python-docs.py: read from
+//                        packages/python/src with `ast`, run by Debian's /usr/bin/python3 or
+//                        LEASEHOLD_PYTHON), copied to packages/server/dist/docs/python/ like the
+//                        client's; served at /docs/python/.
+// Usage: node scripts/docs.mjs [--api] [--client] [--python] [--strict]   (none of the three: all;
+// --strict: any TypeDoc warning fails the build, and so does a missing Python)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,15 +31,16 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 for (const arg of args) {
-  if (arg !== '--api' && arg !== '--client' && arg !== '--strict') {
-    console.error(`docs: unknown argument ${arg}\nUsage: node scripts/docs.mjs [--api] [--client] [--strict]`);
+  if (arg !== '--api' && arg !== '--client' && arg !== '--python' && arg !== '--strict') {
+    console.error(`docs: unknown argument ${arg}\nUsage: node scripts/docs.mjs [--api] [--client] [--python] [--strict]`);
     process.exit(2);
   }
 }
 const strict = args.includes('--strict');
-const both = !args.includes('--api') && !args.includes('--client');
-const wantApi = both || args.includes('--api');
-const wantClient = both || args.includes('--client');
+const all = !args.includes('--api') && !args.includes('--client') && !args.includes('--python');
+const wantApi = all || args.includes('--api');
+const wantClient = all || args.includes('--client');
+const wantPython = all || args.includes('--python');
 
 const SPEC = 'spec/dist/openapi.json';
 const API_OUT = 'docs/api/index.html';
@@ -178,9 +183,31 @@ function buildClientReference() {
   console.log(`docs: wrote ${written.join(' and ')} in ${seconds} s`);
 }
 
+const PYTHON_OUT = 'docs/python';
+const SERVER_DIST_PYTHON = 'packages/server/dist/docs/python';
+/** Debian's interpreter by default: the generator needs nothing beyond the standard library. */
+const PYTHON = process.env.LEASEHOLD_PYTHON ?? '/usr/bin/python3';
+
+function buildPythonReference() {
+  if (!existsSync(PYTHON) && process.env.LEASEHOLD_PYTHON === undefined) {
+    if (strict) throw new DocsError(`${PYTHON} is missing: the Python SDK reference needs python3 (apt-get install python3, or set LEASEHOLD_PYTHON)`);
+    console.log(`docs: skipped ${PYTHON_OUT}/ (no ${PYTHON}; set LEASEHOLD_PYTHON to build it)`);
+    return;
+  }
+  run(PYTHON, ['scripts/python-docs.py', '--out', join(root, PYTHON_OUT, 'index.html')], 'scripts/python-docs.py');
+  const written = [`${PYTHON_OUT}/`];
+  if (existsSync(join(root, 'packages/server/dist'))) {
+    rmSync(join(root, SERVER_DIST_PYTHON), { recursive: true, force: true });
+    cpSync(join(root, PYTHON_OUT), join(root, SERVER_DIST_PYTHON), { recursive: true });
+    written.push(`${SERVER_DIST_PYTHON}/`);
+  }
+  console.log(`docs: wrote ${written.join(' and ')}`);
+}
+
 try {
   if (wantApi) buildApiReference();
   if (wantClient) buildClientReference();
+  if (wantPython) buildPythonReference();
 } catch (error) {
   if (!(error instanceof DocsError)) throw error;
   console.error(`docs: ${error.message}`);

@@ -25,6 +25,8 @@ describe('the landing page, /docs and /docs/client', () => {
     // the build left it (the server's build runs scripts/docs.mjs --client), else built here.
     execFileSync(process.execPath, ['scripts/docs.mjs', '--api'], { cwd: root, stdio: 'pipe' });
     if (!existsSync(join(root, 'docs/client/index.html'))) execFileSync(process.execPath, ['scripts/docs.mjs', '--client'], { cwd: root, stdio: 'pipe' });
+    // The Python SDK reference from the current source (scripts/python-docs.py, seconds).
+    execFileSync(process.execPath, ['scripts/docs.mjs', '--python', '--strict'], { cwd: root, stdio: 'pipe' });
     cli = spawnCli(['--host', '127.0.0.1', '--port', '0']);
     origin = await cli.listening();
     chromium = await launchChromium();
@@ -52,7 +54,7 @@ describe('the landing page, /docs and /docs/client', () => {
   it('serves the grouped SDK reference with its intro page, linked both ways with /docs', async () => {
     const { page } = chromium;
     await page.goto(`${origin}/`, { waitUntil: 'load' });
-    await page.getByRole('link', { name: 'SDK reference' }).click();
+    await page.getByRole('link', { name: 'SDK reference', exact: true }).click();
     await page.waitForURL(`${origin}/docs/client/`);
     expect(await page.title()).toContain('Leasehold SDK');
     await expect.poll(() => page.locator('h1, h2').allInnerTexts()).toEqual(expect.arrayContaining(['Leasehold SDK reference', 'Where to start']));
@@ -87,6 +89,27 @@ describe('the landing page, /docs and /docs/client', () => {
     expect((await fetch(`${origin}/docs/client/nope.html`)).status).toBe(404);
     expect((await fetch(`${origin}/docs/client/..%2F..%2Fpackage.json`)).status).toBe(404);
   }, 30_000);
+
+  it('serves the Python SDK reference at /docs/python/: every name of leasehold.__all__, linked from the landing page', async () => {
+    const init = readFileSync(join(root, 'packages/python/src/leasehold/__init__.py'), 'utf8');
+    const names = [...(/__all__ = \[([^\]]*)\]/.exec(init)?.[1] ?? '').matchAll(/"([^"]+)"/g)].map((m) => m[1]!).filter((n) => n !== '__version__');
+    expect(names.length).toBeGreaterThan(40);
+    const { page } = chromium;
+    await page.goto(`${origin}/`, { waitUntil: 'load' });
+    await page.getByRole('link', { name: 'Python SDK reference' }).click();
+    await page.waitForURL(`${origin}/docs/python/`);
+    const ids = await page.locator('section.entry').evaluateAll((sections) => sections.map((s) => s.id));
+    expect([...ids].sort()).toEqual([...names].sort());
+    // A lease's signals and methods are documented, inherited ones included.
+    expect(await page.locator('[id="SpaceLease.raise_if_lost"]').count()).toBe(1);
+    expect(await page.locator('[id="SpaceLease.lost"]').innerText()).toContain('can no longer be trusted');
+    const redirect = await fetch(`${origin}/docs/python`, { redirect: 'manual' });
+    expect([redirect.status, redirect.headers.get('location')]).toEqual([308, 'python/']);
+    const index = await fetch(`${origin}/docs/python/`);
+    expect(index.headers.get('content-security-policy')).toBe(PAGE_CSP);
+    expect(Buffer.byteLength(await index.text())).toBeLessThan(1024 * 1024);
+    expect((await fetch(`${origin}/docs/python/..%2F..%2Fpackage.json`)).status).toBe(404);
+  }, 60_000);
 
   it("sends the API reference template's policy as the CSP header (one policy for every page)", () => {
     expect(readFileSync(join(root, 'docs/api-template.hbs'), 'utf8')).toContain(`content="${PAGE_CSP}"`);

@@ -12,7 +12,8 @@ import { operationalRoutes } from './http/operational.js';
 import { Pipeline } from './http/pipeline.js';
 import type { PlainRequest, PlainResponse } from './http/plain.js';
 import { LANDING_LINKS, landingPage } from './http/landing.js';
-import { pageAnswer, pageNotFound, redirectAnswer } from './http/pages.js';
+import { pageAnswer } from './http/pages.js';
+import { referenceRoutes, type StaticFile } from './http/reference-routes.js';
 import { servedSpec } from './http/served-spec.js';
 import { MemoryStore } from './store/memory/memory-store.js';
 import type { MaybePromise, Store } from './store/operations.js';
@@ -54,6 +55,8 @@ export interface LeaseholdServerOptions<S extends Store = MemoryStore> {
    * (`index.html`, `classes/Leasehold.html`), its content type and text, or `undefined` (404).
    */
   clientDocs?: (path: string) => StaticFile | undefined;
+  /** The files of the Python SDK reference served under `/docs/python/`, as `clientDocs` does. */
+  pythonDocs?: (path: string) => StaticFile | undefined;
   /** Waits real time for injected latency (override with fake timers in tests). */
   sleep?: (ms: number) => Promise<void>;
   /** Called with unexpected exceptions, which are answered as 500. */
@@ -69,13 +72,7 @@ export interface LeaseholdServerOptions<S extends Store = MemoryStore> {
   readinessTimeoutMs?: number;
 }
 
-/** One file of a static site (the SDK reference). */
-export interface StaticFile {
-  /** Its `Content-Type`. */
-  readonly contentType: string;
-  /** Its text. */
-  readonly body: string;
-}
+export type { StaticFile } from './http/reference-routes.js';
 
 /** The engine behind a memory store (`undefined` for a SQL store). */
 export type EngineOf<S extends Store> = S extends MemoryStore ? Engine : Engine | undefined;
@@ -119,7 +116,6 @@ export class LeaseholdServer<S extends Store = MemoryStore> {
     const docs = options.docsHtml;
     this.metrics = options.metrics;
     this.metrics?.attach(this.store);
-    const clientDocs = options.clientDocs;
     const landingLinks = LANDING_LINKS.filter((link) => link.requires === undefined || options[link.requires] !== undefined);
     this.pipeline = new Pipeline({
       store: this.store,
@@ -141,13 +137,8 @@ export class LeaseholdServer<S extends Store = MemoryStore> {
         ...(docs === undefined ? {} : {
           '/docs': () => pageAnswer('text/html; charset=utf-8', typeof docs === 'string' ? docs : docs()),
         }),
-        ...(clientDocs === undefined ? {} : {
-          '/docs/client': () => redirectAnswer('client/'),
-          '/docs/client/*': ({ rest }) => {
-            const file = clientDocs(rest === '' ? 'index.html' : rest);
-            return file === undefined ? pageNotFound(`/docs/client/${rest}`) : pageAnswer(file.contentType, file.body);
-          },
-        }),
+        ...referenceRoutes('client', options.clientDocs),
+        ...referenceRoutes('python', options.pythonDocs),
       },
     });
   }

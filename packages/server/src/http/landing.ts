@@ -8,7 +8,7 @@ export interface LandingLink {
   readonly title: string;
   readonly description: string;
   /** Listed only when the server was given this page's content (the option of `createLeaseholdServer`). */
-  readonly requires?: 'docsHtml' | 'clientDocs';
+  readonly requires?: 'docsHtml' | 'clientDocs' | 'pythonDocs';
 }
 
 /**
@@ -18,6 +18,7 @@ export interface LandingLink {
 export const LANDING_LINKS: readonly LandingLink[] = [
   { path: '/docs', title: 'API reference', description: 'every HTTP operation, its parameters, answers and error codes (OpenAPI, offline)', requires: 'docsHtml' },
   { path: '/docs/client/', title: 'SDK reference', description: '@leasehold/client and @leasehold/msw: the TypeScript client, its leases, errors and stores, and the test mocks', requires: 'clientDocs' },
+  { path: '/docs/python/', title: 'Python SDK reference', description: 'leasehold (Python): Leasehold and AsyncLeasehold, leases and their signals, tasks, queues, errors and idempotency stores', requires: 'pythonDocs' },
   { path: '/console', title: 'Console', description: 'what this server holds right now: claims and their waiters, lost leases, tasks, queues, lease events and heartbeat rates' },
   { path: '/openapi.json', title: 'openapi.json', description: 'the machine-readable spec, naming this server' },
 ];

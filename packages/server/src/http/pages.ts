@@ -1,7 +1,7 @@
 import type { PlainResponse } from './plain.js';
 
 /**
- * The Content-Security-Policy of every page the server serves (`/`, `/docs`, `/docs/client/`):
+ * The Content-Security-Policy of every page the server serves (`/`, `/docs`, `/docs/client/`, `/docs/python/`):
  * the one docs/api-template.hbs puts into the API reference. Everything comes from this server
  * (inline scripts and styles included, as Redoc and TypeDoc need), nothing from another origin.
  */

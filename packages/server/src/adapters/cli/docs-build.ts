@@ -5,9 +5,9 @@ import { join } from 'node:path';
 export type DocsBuildState = { readonly state: 'running' } | { readonly state: 'failed'; readonly reason: string };
 
 /**
- * One of the checkout's references (`node scripts/docs.mjs --api` or `--client`), built in the
+ * One of the checkout's references (`node scripts/docs.mjs --api`, `--client` or `--python`), built in the
  * background the first time a page finds it missing: the one owner of that build for `/docs`
- * (docs-html.ts) and `/docs/client/` (client-docs.ts). A build that succeeded leaves nothing:
+ * (docs-html.ts), `/docs/client/` and `/docs/python/` (sdk-docs.ts). A build that succeeded leaves nothing:
  * the page then finds its files.
  */
 export class BackgroundDocsBuild {
@@ -16,7 +16,7 @@ export class BackgroundDocsBuild {
   /** A build in `root` (a Leasehold checkout) of the reference `flag` names. */
   constructor(
     private readonly root: string,
-    private readonly flag: '--api' | '--client',
+    private readonly flag: '--api' | '--client' | '--python',
   ) {}
 
   /** Starts the build unless it is running or has failed; answers where it stands. */

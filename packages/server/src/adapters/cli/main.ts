@@ -10,7 +10,7 @@ import type { Store } from '../../store/operations.js';
 import { maskKey, redactText } from '../../store/redact.js';
 import { listen } from '../node-http/listen.js';
 import { parseCliArgs, USAGE, type CliOptions } from './args.js';
-import { createClientDocsLoader } from './client-docs.js';
+import { CLIENT_REFERENCE, createSdkDocsLoader, PYTHON_REFERENCE } from './sdk-docs.js';
 import { createDocsHtmlLoader } from './docs-html.js';
 import { loadKeysFile } from './keys-file.js';
 import { serverVersion } from './version.js';
@@ -82,7 +82,8 @@ export async function main(argv: string[]): Promise<void> {
     docsUrl: options.docsUrl,
     control: options.control,
     docsHtml: createDocsHtmlLoader(),
-    clientDocs: createClientDocsLoader(),
+    clientDocs: createSdkDocsLoader(CLIENT_REFERENCE),
+    pythonDocs: createSdkDocsLoader(PYTHON_REFERENCE),
   });
   const listener = await listen(server, { port: options.port, host: options.host });
   const bases = options.basePaths.map((basePath) => `${listener.url}${basePath.replace(/\/+$/, '')}`);
@@ -131,7 +132,7 @@ export async function main(argv: string[]): Promise<void> {
       `API keys accepted:`,
       ...keys.map(describeKey),
       `API base URL${bases.length > 1 ? 's' : ''}: ${bases.join('  ')}   spec: ${base}/openapi.json`,
-      `API reference: ${base}/docs   SDK reference: ${base}/docs/client/${options.docsUrl ? `; error doc_urls link to ${options.docsUrl}` : ''}`,
+      `API reference: ${base}/docs   SDK reference: ${base}/docs/client/   Python SDK reference: ${base}/docs/python/${options.docsUrl ? `; error doc_urls link to ${options.docsUrl}` : ''}`,
       `clock: ${options.clock}${options.control ? `; test controls at ${base}/_control` : ''}`,
       `health: ${listener.url}/healthz  readiness: ${listener.url}/readyz  metrics: ${listener.url}/metrics; request log: JSON lines at ${options.logLevel}`,
       '',

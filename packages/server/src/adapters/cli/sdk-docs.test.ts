@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClientDocsLoader } from './client-docs.js';
+import { CLIENT_REFERENCE, createSdkDocsLoader, PYTHON_REFERENCE } from './sdk-docs.js';
 
 const scratch: string[] = [];
 afterEach(() => {
@@ -15,9 +15,9 @@ function tempDir(): string {
   return dir;
 }
 
-describe('the CLI SDK reference loader (/docs/client/)', () => {
+describe('the CLI SDK reference loaders (/docs/client/, /docs/python/)', () => {
   it('answers a page saying what to run, not a 404, when no reference is built and none can be', () => {
-    const load = createClientDocsLoader([join(tempDir(), 'docs', 'client')], { buildIn: false });
+    const load = createSdkDocsLoader(CLIENT_REFERENCE, [join(tempDir(), 'docs', 'client')], { buildIn: false });
     const page = load('index.html');
     expect(page?.contentType).toBe('text/html; charset=utf-8');
     expect(page?.body).toContain('pnpm docs:client');
@@ -37,7 +37,7 @@ describe('the CLI SDK reference loader (/docs/client/)', () => {
         "mkdirSync('docs/client', { recursive: true });\n" +
         "writeFileSync('docs/client/index.html', '<h1>built</h1>');\n",
     );
-    const load = createClientDocsLoader([join(root, 'docs', 'client')], { buildIn: root });
+    const load = createSdkDocsLoader(CLIENT_REFERENCE, [join(root, 'docs', 'client')], { buildIn: root });
     const first = load('index.html');
     expect(first?.body).toContain('<meta http-equiv="refresh" content="2">');
     expect(first?.body).toContain('Building the SDK reference');
@@ -48,9 +48,34 @@ describe('the CLI SDK reference loader (/docs/client/)', () => {
     const root = tempDir();
     mkdirSync(join(root, 'scripts'));
     writeFileSync(join(root, 'scripts', 'docs.mjs'), "process.stderr.write('typedoc: no entry points'); process.exit(1);\n");
-    const load = createClientDocsLoader([join(root, 'docs', 'client')], { buildIn: root });
+    const load = createSdkDocsLoader(CLIENT_REFERENCE, [join(root, 'docs', 'client')], { buildIn: root });
     load('index.html');
     await expect.poll(() => load('index.html')?.body ?? '', { timeout: 15_000, interval: 50 }).toContain('typedoc: no entry points');
     expect(load('index.html')?.body).toContain('pnpm docs:client');
+  });
+
+  it('serves the Python reference from its own folder, by its own build flag, and refuses paths that leave it', async () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'scripts'));
+    writeFileSync(
+      join(root, 'scripts', 'docs.mjs'),
+      "import { mkdirSync, writeFileSync } from 'node:fs';\n" +
+        "if (process.argv[2] !== '--python') process.exit(3);\n" +
+        "mkdirSync('docs/python', { recursive: true });\n" +
+        "writeFileSync('docs/python/index.html', '<h1>python</h1>');\n",
+    );
+    writeFileSync(join(root, 'secret.html'), 'outside');
+    const load = createSdkDocsLoader(PYTHON_REFERENCE, [join(root, 'docs', 'python')], { buildIn: root });
+    expect(load('index.html')?.body).toContain('Building the Python SDK reference (<code>pnpm docs:python</code>)');
+    await expect.poll(() => load('index.html')?.body, { timeout: 15_000, interval: 50 }).toBe('<h1>python</h1>');
+    expect(load('../../secret.html')).toBeUndefined();
+    expect(load('%2e%2e/%2e%2e/secret.html')).toBeUndefined();
+    expect(load('missing.html')).toBeUndefined();
+  });
+
+  it('says what to run for the Python reference when none is built and none can be', () => {
+    const page = createSdkDocsLoader(PYTHON_REFERENCE, [join(tempDir(), 'docs', 'python')], { buildIn: false })('index.html');
+    expect(page?.body).toContain('pnpm docs:python');
+    expect(page?.body).toContain('Python SDK reference has not been built');
   });
 });
