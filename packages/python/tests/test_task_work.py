@@ -9,10 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
+import httpx
 import pytest
 
-from conftest import Harness
-from leasehold import AttemptsExhaustedError, FileIdempotencyStore, InvalidArgumentError, Leasehold, TaskWorkContext, UnusableLeaseError
+from conftest import API_KEY, FakeClock, Harness, Server
+from leasehold import (
+    AttemptsExhaustedError, FileIdempotencyStore, InvalidArgumentError, Leasehold, RetryPolicy, TaskLease, TaskWorkContext, UnusableLeaseError,
+    http_transport,
+)
 
 
 def crash(lh: Leasehold) -> None:
@@ -135,3 +139,61 @@ def test_a_replayed_claim_with_too_little_time_left_is_refused(h: Harness, make_
     assert ran == [] and h.lh.tasks.get(task["id"])[0]["claim"] is None  # released, not left behind
     claims = [r for r in second.recorder.of(f"/v1/tasks/{task['id']}/claim") if r.url.path.endswith("/claim")]
     assert len(claims) == 1  # the replay, nothing new claimed
+
+
+class LosesTheFirstCompleteAnswer(httpx.BaseTransport):
+    """An outage around the first ``complete``: it reaches the server but its answer is lost (a
+    timeout); its retry finds the server unreachable after ``meanwhile`` ran (a heartbeat seeing
+    the claim end by that very complete). Every later request goes through."""
+
+    def __init__(self, meanwhile: Callable[[], None]) -> None:
+        self._inner = http_transport()
+        self._meanwhile = meanwhile
+        self.completes = 0
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/complete"):
+            self.completes += 1
+            if self.completes == 1:
+                self._inner.handle_request(request).read()
+                raise httpx.ReadTimeout("the answer was lost", request=request)
+            if self.completes == 2:
+                self._meanwhile()
+                raise httpx.ConnectError("the server is unreachable", request=request)
+        return self._inner.handle_request(request)
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+def test_a_complete_whose_answer_was_lost_while_a_heartbeat_saw_the_claim_end_counts_as_done(server: Server) -> None:
+    clock = FakeClock()
+    lh: Leasehold
+
+    def heartbeat_in_the_dark() -> None:
+        # The claim's renewal falls due; the heartbeat reports it lost: the complete ended it.
+        clock.now += 500  # past the renewal (a third of 900 s, jittered), well before the deadline
+        lh.renewal.wake()
+        core = lh.renewal.core
+        with core.settled:
+            assert core.settled.wait_for(lambda: core.stats.succeeded >= 1 and not core.in_flight, 15)
+
+    transport = LosesTheFirstCompleteAnswer(heartbeat_in_the_dark)
+    lh = Leasehold(
+        base_url=server.url, api_key=API_KEY, clock=clock, http_client=httpx.Client(transport=transport, timeout=30),
+        retry_policy=RetryPolicy(max_retries=1, base_delay=0.01, max_delay=0.02, outage_base_delay=0.01, outage_max_delay=0.02),
+    )
+    try:
+        task = lh.tasks.create("completed in the dark")
+        leases: list[TaskLease] = []
+
+        def work(ctx: TaskWorkContext) -> str:
+            leases.append(ctx.lease)
+            return "built"
+
+        assert lh.tasks.work(task["id"], work) == "built"
+        assert transport.completes == 3 and leases[0].lost_reason == "lost"  # the heartbeat did see it end; then one replay
+        done, _ = lh.tasks.get(task["id"])
+        assert done["status"] == "Done" and done["result"] == "built" and done["attempts"] == 1
+    finally:
+        lh.close()

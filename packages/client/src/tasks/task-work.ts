@@ -119,6 +119,9 @@ export async function workOnTask<T>(
         await ride('complete', () => ctx.complete(body, signal, completing), lease);
       } catch (error) {
         const loss = lossOf(lease);
+        // A heartbeat may have seen the claim end BY this complete, whose answer was lost (an
+        // outage): the replay of its key says whether it landed, and then the work is done.
+        if (loss && (await ctx.completeLanded(body, signal, completing))) return;
         if (loss) throw loss;
         await releaseQuietly(lease);
         throw error;

@@ -71,6 +71,20 @@ export class WorkContext implements TaskWorkContext {
   }
 
   /**
+   * Whether the complete sent under `idempotencyKey` took effect: the same request again, whose
+   * replay answers what the first did. For a claim reported lost while that complete's answer was
+   * in flight (a heartbeat saw the claim end by that very complete, in an outage).
+   */
+  async completeLanded(body: CompleteTaskRequest, signal: AbortSignal | undefined, idempotencyKey: string): Promise<boolean> {
+    try {
+      await this.#tasks.complete(this.task.id, body, { etag: this.etag, claimToken: this.lease.token, signal, idempotencyKey });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
    * Refuses to write with a lost claim; a write answered "claim gone" loses the lease and throws
    * its loss. So does any other refusal (4xx) when a fresh read shows the claim is no longer
    * ours — the task was completed (a Done task has no claim: its writes answer 422) or claimed

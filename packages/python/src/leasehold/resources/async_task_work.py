@@ -70,6 +70,10 @@ class AsyncTaskWorkContext:
         self.lease.etag = etag
         return task
 
+    async def _complete_landed(self, body: dict[str, Any], key: str) -> bool:
+        """Whether the complete sent under ``key`` took effect (its replay answers 2xx)."""
+        return await self.lease.complete_landed(body.get("result"), note=body.get("note"), etag=self.etag, idempotency_key=key)
+
     async def _complete(self, body: dict[str, Any], key: str) -> None:
         for attempt in (1, 2):
             async def write() -> Task:
@@ -201,6 +205,9 @@ async def async_work_on_task(
     except BaseException:
         loss = lease.loss()
         if loss is not None:
+            # As the blocking loop: the replay of the complete's key says whether it landed.
+            if await ctx._complete_landed(body, completing):
+                return value
             raise loss from None
         await async_release_quietly(lease.release, lease.claim_id)
         raise

@@ -16,7 +16,7 @@ from .._replayed_grant import Grant, async_acquire_unless_ended, forget_operatio
 from .._ride_through import Flag
 from .._server_time import grant_duration, parse_utc, server_remaining
 from .async_task_work import AsyncTaskWorkContext, async_work_on_task
-from .task_rules import DEFAULT_MIN_REMAINING, FailureNote, FailureStatus, claimable_query
+from .task_rules import DEFAULT_MIN_REMAINING, FailureNote, FailureStatus, claimable_query, completion_request
 
 if TYPE_CHECKING:
     from .._client import AsyncLeasehold
@@ -73,19 +73,29 @@ class AsyncTaskLease(LeaseState):
     ) -> Task:
         """Completes the task under this claim (the claim ends with it)."""
         self.raise_if_lost()
-        body: dict[str, Any] = {} if result is None else {"result": result}
-        if note is not None:
-            body["note"] = note
         try:
             answer = await self._lh._api.request(
-                "completeTask", path={"taskId": self.task_id}, body=body, operation_id=operation_id, idempotency_key=idempotency_key,
-                headers={"If-Match": etag or self.etag, "X-Task-Claim": self._token},
+                "completeTask", path={"taskId": self.task_id}, body=completion_request(result, note), operation_id=operation_id,
+                idempotency_key=idempotency_key, headers={"If-Match": etag or self.etag, "X-Task-Claim": self._token},
             )
         except LeaseholdError as error:
             self._lose_if(error)
             raise
         self.settled_by_server()
         return cast(Task, answer.data)
+
+    async def complete_landed(self, result: Any = None, *, note: Optional[str] = None, etag: Optional[str] = None, idempotency_key: str) -> bool:
+        """Whether a ``complete`` already sent with ``idempotency_key`` took effect: the same request
+        again, whose replay answers what the first did. For a claim reported lost while that
+        complete's answer was in flight (the heartbeat saw the claim end by that very complete)."""
+        try:
+            await self._lh._api.request(
+                "completeTask", path={"taskId": self.task_id}, body=completion_request(result, note), idempotency_key=idempotency_key,
+                headers={"If-Match": etag or self.etag, "X-Task-Claim": self._token},
+            )
+        except LeaseholdError:
+            return False
+        return True
 
     def settled_by_server(self) -> None:
         """The claim ended on the server by another write: stop renewing, no call."""

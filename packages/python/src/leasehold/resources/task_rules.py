@@ -84,6 +84,15 @@ def completion_body(value: Any, note: Union[str, Callable[[Any], Optional[str]],
     return body
 
 
+def completion_request(result: Any, note: Optional[str]) -> dict[str, Any]:
+    """The body of ``completeTask``: ``result`` unless None, ``note`` when given (one builder, so a
+    replayed complete sends exactly the bytes of the first)."""
+    body: dict[str, Any] = {} if result is None else {"result": result}
+    if note is not None:
+        body["note"] = note
+    return body
+
+
 def remaining_of(lease: LeaseState, granted_remaining: Optional[float]) -> float:
     """Time left on a claim by the server's clock (from its answer), else by the local deadline."""
     return granted_remaining if granted_remaining is not None else lease.remaining

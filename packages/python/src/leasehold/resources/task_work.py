@@ -80,6 +80,10 @@ class TaskWorkContext:
                     raise
                 self.refresh()
 
+    def _complete_landed(self, body: dict[str, Any], key: str) -> bool:
+        """Whether the complete sent under ``key`` took effect (its replay answers 2xx)."""
+        return self.lease.complete_landed(body.get("result"), note=body.get("note"), etag=self.etag, idempotency_key=key)
+
     def _guarded(self, write: Callable[[], T]) -> T:
         """Refuses to write with a lost claim; a write answered "claim gone" loses the lease and raises
         its loss; so does any other 4xx when a fresh read shows the task Done or claimed by another."""
@@ -199,6 +203,10 @@ def work_on_task(
     except BaseException:
         loss = lease.loss()
         if loss is not None:
+            # A heartbeat may have seen the claim end BY this complete, whose answer was lost (an
+            # outage): the replay of its key says whether it landed, and then the work is done.
+            if ctx._complete_landed(body, completing):
+                return value
             raise loss from None
         release_quietly(lease.release, lease.claim_id)
         raise

@@ -15,7 +15,7 @@ from .._lease_errors import lease_lost_reason_of
 from .._lease_state import TASK_CLAIM_DURATION, LeaseState
 from .._replayed_grant import Grant, acquire_unless_ended, forget_operation
 from .._server_time import grant_duration, parse_utc, server_remaining
-from .task_rules import DEFAULT_MIN_REMAINING, FailureNote, FailureStatus, claimable_query
+from .task_rules import DEFAULT_MIN_REMAINING, FailureNote, FailureStatus, claimable_query, completion_request
 from .task_work import TaskWorkContext, work_on_task
 
 if TYPE_CHECKING:
@@ -77,19 +77,29 @@ class TaskLease(LeaseState):
     ) -> Task:
         """Completes the task under this claim (the claim ends with it)."""
         self.raise_if_lost()
-        body: dict[str, Any] = {} if result is None else {"result": result}
-        if note is not None:
-            body["note"] = note
         try:
             answer = self._lh._api.request(
-                "completeTask", path={"taskId": self.task_id}, body=body, operation_id=operation_id, idempotency_key=idempotency_key,
-                headers={"If-Match": etag or self.etag, "X-Task-Claim": self._token},
+                "completeTask", path={"taskId": self.task_id}, body=completion_request(result, note), operation_id=operation_id,
+                idempotency_key=idempotency_key, headers={"If-Match": etag or self.etag, "X-Task-Claim": self._token},
             )
         except LeaseholdError as error:
             self._lose_if(error)
             raise
         self.settled_by_server()
         return cast(Task, answer.data)
+
+    def complete_landed(self, result: Any = None, *, note: Optional[str] = None, etag: Optional[str] = None, idempotency_key: str) -> bool:
+        """Whether a ``complete`` already sent with ``idempotency_key`` took effect: the same request
+        again, whose replay answers what the first did. For a claim reported lost while that
+        complete's answer was in flight (the heartbeat saw the claim end by that very complete)."""
+        try:
+            self._lh._api.request(
+                "completeTask", path={"taskId": self.task_id}, body=completion_request(result, note), idempotency_key=idempotency_key,
+                headers={"If-Match": etag or self.etag, "X-Task-Claim": self._token},
+            )
+        except LeaseholdError:
+            return False
+        return True
 
     def settled_by_server(self) -> None:
         """The claim ended on the server by another write (completing the task releases it): stop renewing, no call."""
