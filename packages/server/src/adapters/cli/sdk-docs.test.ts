@@ -10,9 +10,27 @@ afterEach(() => {
 });
 
 function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'leasehold-client-docs-'));
+  const dir = mkdtempSync(join(tmpdir(), 'leasehold-sdk-docs-'));
   scratch.push(dir);
   return dir;
+}
+
+/** A checkout whose `scripts/docs.mjs` is `source` (the real one runs TypeDoc or python-docs.py). */
+function checkoutWithDocsScript(source: string): string {
+  const root = tempDir();
+  mkdirSync(join(root, 'scripts'));
+  writeFileSync(join(root, 'scripts', 'docs.mjs'), source);
+  return root;
+}
+
+/** A docs script that, given `flag`, writes `docs/<folder>/index.html` with `html`; any other flag fails. */
+function writingReference(flag: string, folder: string, html: string): string {
+  return (
+    "import { mkdirSync, writeFileSync } from 'node:fs';\n" +
+    `if (process.argv[2] !== '${flag}') process.exit(3);\n` +
+    `mkdirSync('docs/${folder}', { recursive: true });\n` +
+    `writeFileSync('docs/${folder}/index.html', '${html}');\n`
+  );
 }
 
 describe('the CLI SDK reference loaders (/docs/client/, /docs/python/)', () => {
@@ -27,16 +45,7 @@ describe('the CLI SDK reference loaders (/docs/client/, /docs/python/)', () => {
   });
 
   it('builds a missing reference in the checkout on the first request, and serves it once built', async () => {
-    // A checkout whose docs script writes the reference (the real one runs TypeDoc).
-    const root = tempDir();
-    mkdirSync(join(root, 'scripts'));
-    writeFileSync(
-      join(root, 'scripts', 'docs.mjs'),
-      "import { mkdirSync, writeFileSync } from 'node:fs';\n" +
-        "if (process.argv[2] !== '--client') process.exit(3);\n" +
-        "mkdirSync('docs/client', { recursive: true });\n" +
-        "writeFileSync('docs/client/index.html', '<h1>built</h1>');\n",
-    );
+    const root = checkoutWithDocsScript(writingReference('--client', 'client', '<h1>built</h1>'));
     const load = createSdkDocsLoader(CLIENT_REFERENCE, [join(root, 'docs', 'client')], { buildIn: root });
     const first = load('index.html');
     expect(first?.body).toContain('<meta http-equiv="refresh" content="2">');
@@ -45,9 +54,7 @@ describe('the CLI SDK reference loaders (/docs/client/, /docs/python/)', () => {
   });
 
   it('says why when the build fails', async () => {
-    const root = tempDir();
-    mkdirSync(join(root, 'scripts'));
-    writeFileSync(join(root, 'scripts', 'docs.mjs'), "process.stderr.write('typedoc: no entry points'); process.exit(1);\n");
+    const root = checkoutWithDocsScript("process.stderr.write('typedoc: no entry points'); process.exit(1);\n");
     const load = createSdkDocsLoader(CLIENT_REFERENCE, [join(root, 'docs', 'client')], { buildIn: root });
     load('index.html');
     await expect.poll(() => load('index.html')?.body ?? '', { timeout: 15_000, interval: 50 }).toContain('typedoc: no entry points');
@@ -55,15 +62,7 @@ describe('the CLI SDK reference loaders (/docs/client/, /docs/python/)', () => {
   });
 
   it('serves the Python reference from its own folder, by its own build flag, and refuses paths that leave it', async () => {
-    const root = tempDir();
-    mkdirSync(join(root, 'scripts'));
-    writeFileSync(
-      join(root, 'scripts', 'docs.mjs'),
-      "import { mkdirSync, writeFileSync } from 'node:fs';\n" +
-        "if (process.argv[2] !== '--python') process.exit(3);\n" +
-        "mkdirSync('docs/python', { recursive: true });\n" +
-        "writeFileSync('docs/python/index.html', '<h1>python</h1>');\n",
-    );
+    const root = checkoutWithDocsScript(writingReference('--python', 'python', '<h1>python</h1>'));
     writeFileSync(join(root, 'secret.html'), 'outside');
     const load = createSdkDocsLoader(PYTHON_REFERENCE, [join(root, 'docs', 'python')], { buildIn: root });
     expect(load('index.html')?.body).toContain('Building the Python SDK reference (<code>pnpm docs:python</code>)');

@@ -14,22 +14,23 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-/** One of the SDK references the server serves: the TypeScript client's (TypeDoc) or the Python SDK's. */
+/**
+ * One of the SDK references the server serves: the TypeScript client's (TypeDoc) or the Python
+ * SDK's. Its folder names everything else: `docs/<folder>/`, the route `/docs/<folder>/`, the
+ * build `scripts/docs.mjs --<folder>` and the command `pnpm docs:<folder>`.
+ */
 export interface SdkReference {
-  /** Its folder under `docs/` and the route it is served at (`/docs/<folder>/`). */
   readonly folder: 'client' | 'python';
-  /** The `scripts/docs.mjs` flag that builds it. */
-  readonly flag: '--client' | '--python';
   /** How its pages name it. */
   readonly title: string;
-  /** The command a reader runs to build it. */
-  readonly command: string;
 }
 
 /** `/docs/client/`: `@leasehold/client` and `@leasehold/msw` (TypeDoc). */
-export const CLIENT_REFERENCE: SdkReference = { folder: 'client', flag: '--client', title: 'SDK reference', command: 'pnpm docs:client' };
+export const CLIENT_REFERENCE: SdkReference = { folder: 'client', title: 'SDK reference' };
 /** `/docs/python/`: the Python SDK (scripts/python-docs.py). */
-export const PYTHON_REFERENCE: SdkReference = { folder: 'python', flag: '--python', title: 'Python SDK reference', command: 'pnpm docs:python' };
+export const PYTHON_REFERENCE: SdkReference = { folder: 'python', title: 'Python SDK reference' };
+
+const buildCommand = (reference: SdkReference) => `pnpm docs:${reference.folder}`;
 
 /**
  * Where the CLI finds a reference: the first folder with an `index.html` of
@@ -54,7 +55,7 @@ export interface SdkDocsLoaderOptions {
 function notBuilt(reference: SdkReference): string {
   return (
     `<p>The ${reference.title} has not been built. In the Leasehold checkout, run <code>pnpm run docs</code> ` +
-    `(or <code>${reference.command}</code>), then reload this page. The <a href="../">API reference</a> is at <code>/docs</code>.</p>`
+    `(or <code>${buildCommand(reference)}</code>), then reload this page. The <a href="../">API reference</a> is at <code>/docs</code>.</p>`
   );
 }
 
@@ -79,7 +80,7 @@ export function createSdkDocsLoader(
   options: SdkDocsLoaderOptions = {},
 ): (path: string) => StaticFile | undefined {
   const buildIn = options.buildIn ?? locateDocsHtml().checkout ?? false;
-  const build = buildIn === false ? undefined : new BackgroundDocsBuild(buildIn, reference.flag);
+  const build = buildIn === false ? undefined : new BackgroundDocsBuild(buildIn, `--${reference.folder}`);
   const built = (folder: string) => {
     try {
       return statSync(join(folder, 'index.html')).isFile();
@@ -106,6 +107,6 @@ export function createSdkDocsLoader(
     if (build === undefined) return placeholder(reference, notBuilt(reference));
     const state = build.ensure();
     if (state.state === 'failed') return placeholder(reference, `${notBuilt(reference)}\n${failedBuild(state.reason)}`);
-    return placeholder(reference, `<p>Building the ${reference.title} (<code>${reference.command}</code>)… this page reloads by itself.</p>`, 2);
+    return placeholder(reference, `<p>Building the ${reference.title} (<code>${buildCommand(reference)}</code>)… this page reloads by itself.</p>`, 2);
   };
 }
