@@ -16,18 +16,32 @@ import { SqlStore, createPgliteDriver, type SqlDriver } from '../../packages/ser
 
 const MIGRATIONS = fileURLToPath(new URL('../../packages/server/src/store/sql/migrations/', import.meta.url));
 
-/** Empties a lent database: the state a freshly migrated one has, migrations kept (PGlite's and PostgreSQL's alike). */
+/**
+ * Empties a lent database: the state a freshly migrated one has, migrations kept (PGlite's and
+ * PostgreSQL's alike). Only the tables a test wrote (rows, or an identity sequence it advanced)
+ * are truncated, in one statement: a TRUNCATE makes new files for each table it names, so the
+ * ~20 tables one by one cost 50–160 ms per reset on PGlite, the few a test touched ~15 ms.
+ */
 export const RESET_MIGRATED_DATABASE = String.raw`
 DO $$
-DECLARE r record;
+DECLARE r record; written text[] := '{}'; found boolean;
 BEGIN
   FOR r IN SELECT fence_seq FROM leasehold.accounts LOOP
     EXECUTE format('DROP SEQUENCE IF EXISTS %s', r.fence_seq);
   END LOOP;
-  FOR r IN SELECT tablename FROM pg_tables
-            WHERE schemaname = 'leasehold' AND tablename NOT IN ('clock', 'schema_migrations', 'schema_migrations_lock') AND tablename NOT LIKE 'kysely%' LOOP
-    EXECUTE format('TRUNCATE leasehold.%I RESTART IDENTITY CASCADE', r.tablename);
+  FOR r IN SELECT c.relname, (SELECT bool_or(pg_sequence_last_value(pg_get_serial_sequence(c.oid::regclass::text, a.attname)) IS NOT NULL)
+                                FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attidentity <> '') AS advanced
+             FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = 'leasehold' AND c.relkind IN ('r', 'p')
+              AND c.relname NOT IN ('clock', 'schema_migrations', 'schema_migrations_lock') AND c.relname NOT LIKE 'kysely%' LOOP
+    EXECUTE format('SELECT EXISTS (SELECT 1 FROM leasehold.%I)', r.relname) INTO found;
+    IF found OR coalesce(r.advanced, false) THEN
+      written := written || format('leasehold.%I', r.relname);
+    END IF;
   END LOOP;
+  IF cardinality(written) > 0 THEN
+    EXECUTE 'TRUNCATE ' || array_to_string(written, ', ') || ' RESTART IDENTITY CASCADE';
+  END IF;
   UPDATE leasehold.clock SET manual = false, manual_ms = 0, offset_ms = 0;
 END $$;`;
 
