@@ -31,18 +31,32 @@ interface CpuSamples {
   server: number[];
   postgres: number[];
   misses: number;
+  /** HTTP requests the server answered per unit (Leasehold only; the warm calls counted as units too). */
+  requests: number[];
 }
 
 function cpuSamples(): CpuSamples {
-  return { total: [], driver: [], server: [], postgres: [], misses: 0 };
+  return { total: [], driver: [], server: [], postgres: [], misses: 0, requests: [] };
 }
 
-/** One window of `op` on `driver` per call: answers units/s and records its CPU per unit in `cpu`. */
-function candidate(driver: Driver, op: string, windowMs: number, cpu: CpuSamples): () => Promise<number> {
+/** Requests the server has answered (its `/metrics` `leasehold_http_requests_total`, every operation and status). */
+async function requestsServed(serverUrl: string): Promise<number> {
+  const text = await (await fetch(`${serverUrl}/metrics`)).text();
+  const lines = text.split('\n').filter((line) => line.startsWith('leasehold_http_requests_total'));
+  return lines.reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+}
+
+/**
+ * One window of `op` on `driver` per call: answers units/s and records its CPU per unit in `cpu`
+ * (and, given the server's URL, the requests it answered per unit).
+ */
+function candidate(driver: Driver, op: string, windowMs: number, cpu: CpuSamples, serverUrl?: string): () => Promise<number> {
   return async () => {
     const command: WindowCommand = { op, windowMs };
+    const served = serverUrl === undefined ? 0 : await requestsServed(serverUrl);
     const r = await driver.ask<WindowResult>(command);
     if (r.ops === 0) throw new Error(`${op}: no operation completed in ${windowMs} ms`);
+    if (serverUrl !== undefined) cpu.requests.push(((await requestsServed(serverUrl)) - served) / (r.ops + WORKERS));
     const perUnit = (ms: number) => (ms * 1000) / r.ops;
     cpu.total.push(perUnit(r.cpuMs.driver + r.cpuMs.server + r.cpuMs.postgres));
     cpu.driver.push(perUnit(r.cpuMs.driver));
@@ -125,7 +139,7 @@ export const alternatives: Benchmark = {
       const sdkQueueCpu = cpuSamples();
       const bossCpu = cpuSamples();
       const queue = await interleaved(rounds, {
-        sdk: candidate(lh, 'queue', windowMs, sdkQueueCpu),
+        sdk: candidate(lh, 'queue', windowMs, sdkQueueCpu, server.url),
         boss: candidate(boss, 'queue', windowMs, bossCpu),
       });
 
@@ -134,7 +148,7 @@ export const alternatives: Benchmark = {
       const rowCpu = cpuSamples();
       const advisoryCpu = cpuSamples();
       const lease = await interleaved(rounds, {
-        sdk: candidate(lh, 'lease', windowMs, sdkLeaseCpu),
+        sdk: candidate(lh, 'lease', windowMs, sdkLeaseCpu, server.url),
         row: candidate(raw, 'lease-row', windowMs, rowCpu),
         advisory: candidate(raw, 'advisory', windowMs, advisoryCpu),
       });
@@ -160,6 +174,7 @@ export const alternatives: Benchmark = {
           'CPU: utime+stime of each process over the window — the driver child (its own process.cpuUsage), the Leasehold server child (/proc/<pid>/stat) and every process of the cluster (the postmaster with its reaped children and all its live children: backends, WAL writer, checkpointer, autovacuum); the idle system\'s background work (Leasehold\'s sweep, pg-boss\'s timers) lands in the other\'s cluster figure and is small',
           `CPU per job, medians: ${parts('Leasehold', sdkQueueCpu, true)}; ${parts('pg-boss', bossCpu, false)}`,
           `CPU per pair, medians: ${parts('Leasehold', sdkLeaseCpu, true)}; ${parts('lease row', rowCpu, false)}; ${parts('advisory', advisoryCpu, false)}`,
+          `HTTP requests the server answered (its /metrics), medians: ${median(sdkQueueCpu.requests).toFixed(2)} per job, ${median(sdkLeaseCpu.requests).toFixed(2)} per pair (pg-boss sends one statement each for send, fetch and complete: 3 per job)`,
           ...(misses > 0 ? [`empty receives/fetches (asked again): Leasehold ${sdkQueueCpu.misses}, pg-boss ${bossCpu.misses}`] : []),
         ],
       };
