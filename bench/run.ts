@@ -1,6 +1,6 @@
 /**
  * `pnpm bench` — runs the benchmarks, prints the table, writes `bench/results/latest.json`.
- *   --only <name>[,<name>]   client, throughput, heartbeat, engine, mocked, sql, sweep, replicas, startup, pg-heartbeat, python
+ *   --only <name>[,<name>]   client, throughput, heartbeat, engine, mocked, sql, sweep, replicas, startup, pg-heartbeat, python, alternatives
  *   --quick                  tiny sizes, one round (the smoke test)
  *   --rounds <n>             rounds per comparison (default 5)
  *   --out <file>             where to write the JSON (default bench/results/latest.json)
@@ -11,6 +11,7 @@ import { cpus } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { alternatives } from './alternatives.js';
 import { clientOverhead } from './client-overhead.js';
 import { engineScale } from './engine-scale.js';
 import { batchHeartbeat } from './heartbeat.js';
@@ -25,7 +26,7 @@ import { sqlStore } from './sql-store.js';
 import { sqlSweep } from './sql-sweep.js';
 import { startup } from './startup.js';
 
-const BENCHMARKS: readonly Benchmark[] = [clientOverhead, serverThroughput, batchHeartbeat, engineScale, mockedSpeed, sqlStore, sqlSweep, sqlReplicas, startup, pgHeartbeat, pythonSdk];
+const BENCHMARKS: readonly Benchmark[] = [clientOverhead, serverThroughput, batchHeartbeat, engineScale, mockedSpeed, sqlStore, sqlSweep, sqlReplicas, startup, pgHeartbeat, pythonSdk, alternatives];
 
 const here = dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2).filter((a) => a !== '--');

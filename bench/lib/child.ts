@@ -120,3 +120,80 @@ export function runJsonChild<T>(script: string, args: readonly string[], nodeFla
     });
   });
 }
+
+/** A long-lived child that answers each JSON command sent to its stdin with one JSON line on stdout. */
+export interface CommandChild<Ready> {
+  pid: number;
+  /** The JSON line it printed once it was ready. */
+  ready: Ready;
+  /** Sends one command (one at a time) and resolves with the child's next line, parsed. */
+  ask<T>(command: unknown): Promise<T>;
+  /** Ends its stdin (it tears down and exits), SIGKILL after 15 s; resolves when it exited. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a script that prints one JSON line when it is ready (within 60 s), then answers every
+ * JSON line on its stdin with one JSON line, and exits when its stdin ends. Its stderr is passed through.
+ */
+export function startCommandChild<Ready>(script: string, args: readonly string[], nodeFlags: readonly string[] = []): Promise<CommandChild<Ready>> {
+  const child = spawn(process.execPath, nodeArgs(script, args, nodeFlags), { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  track(child);
+  const waiting: { resolve(line: string): void; reject(error: Error): void }[] = [];
+  let buffered = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    let end: number;
+    while ((end = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, end).trim();
+      buffered = buffered.slice(end + 1);
+      if (line !== '') waiting.shift()?.resolve(line);
+    }
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4_000);
+    process.stderr.write(chunk);
+  });
+  let gone: Error | undefined;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.once('exit', (code, signal) => {
+    gone = new Error(`${script} exited (${code ?? signal}): ${stderr.trim().split('\n').slice(-5).join('\n')}`);
+    for (const w of waiting.splice(0)) w.reject(gone);
+  });
+  // A write after it died fails with EPIPE: the exit above already tells why.
+  child.stdin?.on('error', () => undefined);
+  const next = () => new Promise<string>((resolve, reject) => (gone === undefined ? waiting.push({ resolve, reject }) : reject(gone)));
+  const parse = <T>(line: string): T => {
+    try {
+      return JSON.parse(line) as T;
+    } catch {
+      throw new Error(`${script} printed a line that is not JSON: ${line.slice(0, 200)}`);
+    }
+  };
+  const ready = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${script} was not ready within 60 s: ${stderr.trim().split('\n').slice(-5).join('\n')}`));
+    }, 60_000);
+    next()
+      .then(resolve, reject)
+      .finally(() => clearTimeout(timer));
+  });
+  return ready.then((line) => ({
+    pid: child.pid as number,
+    ready: parse<Ready>(line),
+    async ask<T>(command: unknown) {
+      const answer = next();
+      child.stdin?.write(`${JSON.stringify(command)}\n`);
+      return parse<T>(await answer);
+    },
+    async close() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      child.stdin?.end();
+      await exited;
+      clearTimeout(kill);
+    },
+  }));
+}

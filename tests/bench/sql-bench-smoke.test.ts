@@ -6,10 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ResultsFile, Row } from '../../bench/lib/types.js';
 
-// Runs the SQL store benchmarks and the start-up one once with tiny sizes (`pnpm bench -- --only
-// sql,sweep,replicas,startup --quick`: a throwaway cluster they start and stop, and PGlite) so they cannot rot. It checks
-// rows and numeric figures and the counts that are properties, not speeds: a renew is one round
-// trip, a cached authentication none, a heartbeat's statements do not grow with its leases.
+// Runs the SQL store benchmarks, the start-up one and the alternatives (pg-boss, a lease row) once with
+// tiny sizes (`pnpm bench -- --only sql,sweep,replicas,startup,alternatives --quick`: a throwaway cluster
+// they start and stop, and PGlite) so they cannot rot. It checks rows and numeric figures and the
+// counts that are properties, not speeds: a renew is one round trip, a cached authentication none,
+// a heartbeat's statements do not grow with its leases.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'leasehold-sql-bench-smoke-'));
@@ -17,7 +18,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function runQuick(out: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const args = ['--expose-gc', '--import', 'tsx', 'bench/run.ts', '--quick', '--only', 'sql,sweep,replicas,startup', '--out', out];
+    const args = ['--expose-gc', '--import', 'tsx', 'bench/run.ts', '--quick', '--only', 'sql,sweep,replicas,startup,alternatives', '--out', out];
     const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -36,8 +37,8 @@ describe('SQL bench smoke (--quick)', () => {
     expect(code, output).toBe(0);
     const results = JSON.parse(readFileSync(out, 'utf8')) as ResultsFile;
     const byName = new Map(results.benches.map((b) => [b.name, b]));
-    expect([...byName.keys()]).toEqual(['sql', 'sweep', 'replicas', 'startup']);
-    const minimumRows: Record<string, number> = { sql: 30, sweep: 8, replicas: 6, startup: 5 };
+    expect([...byName.keys()]).toEqual(['sql', 'sweep', 'replicas', 'startup', 'alternatives']);
+    const minimumRows: Record<string, number> = { sql: 30, sweep: 8, replicas: 6, startup: 5, alternatives: 6 };
     for (const [name, bench] of byName) {
       expect(bench.error, `${name}: ${bench.error}`).toBeUndefined();
       expect(bench.rows.length, name).toBeGreaterThanOrEqual(minimumRows[name] ?? 1);
