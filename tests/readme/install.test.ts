@@ -42,7 +42,8 @@ describe('installing Leasehold as a new user', () => {
     const readme = read('README.md');
     for (const [, script] of readme.matchAll(/scripts\/([a-z-]+\.(?:sh|mjs))/g)) expect(existsSync(join(ROOT, 'scripts', script!)), script).toBe(true);
     expect(readme).toMatch(/`scripts\/install-chromium\.sh` installs Chromium/);
-    expect(read('scripts/install-chromium.sh')).toMatch(/apt-get[^\n]*install[^\n]*chromium/);
+    expect(read('scripts/install-chromium.sh')).toMatch(/apt-install\.sh"? [^\n]*\bchromium$/m);
+    expect(read('scripts/apt-install.sh')).toMatch(/apt-get install -y[^\n]*"\$@"/);
     expect(read('scripts/bootstrap.sh').toLowerCase()).not.toContain('chromium');
     expect(readme).not.toMatch(/bootstrap\.sh` installs\s+Chromium/);
   });
