@@ -18,29 +18,35 @@ const MIGRATIONS = fileURLToPath(new URL('../../packages/server/src/store/sql/mi
 
 /**
  * Empties a lent database: the state a freshly migrated one has, migrations kept (PGlite's and
- * PostgreSQL's alike). Only the tables a test wrote (rows, or an identity sequence it advanced)
- * are truncated, in one statement: a TRUNCATE makes new files for each table it names, so the
- * ~20 tables one by one cost 50–160 ms per reset on PGlite, the few a test touched ~15 ms.
+ * PostgreSQL's alike). Rows are deleted with triggers and foreign-key checks off (replica role),
+ * identity sequences a test advanced are restarted, and only a table that held many rows is
+ * truncated as well (its dead rows would slow the suites after it; PGlite has no autovacuum):
+ * a TRUNCATE makes new files for every table it names, so truncating all ~20 tables cost
+ * 50–160 ms per reset on PGlite and ~47 ms on PostgreSQL, this 9 and 13 ms.
  */
 export const RESET_MIGRATED_DATABASE = String.raw`
 DO $$
-DECLARE r record; written text[] := '{}'; found boolean;
+DECLARE r record; deleted bigint; crowded text[] := '{}';
 BEGIN
+  SET LOCAL session_replication_role = replica;
   FOR r IN SELECT fence_seq FROM leasehold.accounts LOOP
     EXECUTE format('DROP SEQUENCE IF EXISTS %s', r.fence_seq);
   END LOOP;
-  FOR r IN SELECT c.relname, (SELECT bool_or(pg_sequence_last_value(pg_get_serial_sequence(c.oid::regclass::text, a.attname)) IS NOT NULL)
-                                FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attidentity <> '') AS advanced
+  FOR r IN SELECT c.oid::regclass::text AS tab,
+                  (SELECT array_agg(pg_get_serial_sequence(c.oid::regclass::text, a.attname)) FROM pg_attribute a
+                    WHERE a.attrelid = c.oid AND a.attidentity <> '') AS seqs
              FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
             WHERE n.nspname = 'leasehold' AND c.relkind IN ('r', 'p')
               AND c.relname NOT IN ('clock', 'schema_migrations', 'schema_migrations_lock') AND c.relname NOT LIKE 'kysely%' LOOP
-    EXECUTE format('SELECT EXISTS (SELECT 1 FROM leasehold.%I)', r.relname) INTO found;
-    IF found OR coalesce(r.advanced, false) THEN
-      written := written || format('leasehold.%I', r.relname);
-    END IF;
+    EXECUTE format('DELETE FROM %s', r.tab);
+    GET DIAGNOSTICS deleted = ROW_COUNT;
+    IF deleted > 1000 THEN crowded := crowded || r.tab; END IF;
+    FOR i IN 1 .. coalesce(cardinality(r.seqs), 0) LOOP
+      IF pg_sequence_last_value(r.seqs[i]) IS NOT NULL THEN EXECUTE format('ALTER SEQUENCE %s RESTART', r.seqs[i]); END IF;
+    END LOOP;
   END LOOP;
-  IF cardinality(written) > 0 THEN
-    EXECUTE 'TRUNCATE ' || array_to_string(written, ', ') || ' RESTART IDENTITY CASCADE';
+  IF cardinality(crowded) > 0 THEN
+    EXECUTE 'TRUNCATE ' || array_to_string(crowded, ', ') || ' CASCADE';
   END IF;
   UPDATE leasehold.clock SET manual = false, manual_ms = 0, offset_ms = 0;
 END $$;`;
