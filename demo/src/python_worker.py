@@ -104,8 +104,10 @@ def work(kind: str, lease: LeaseState) -> None:
 
 
 def do_once(kind: str, item: str, lease: LeaseState) -> None:
-    """Reconcile (show the fence, skip finished work), work, commit with the fence."""
+    """Reconcile (show the fence, skip finished work), work, commit with the fence; each step
+    that shows the fence only while the lease is still ours by the SDK's local deadline."""
     fence = lease.fence or 0
+    lease.raise_if_lost()
     reconciled = ledger("begin", kind, item, fence)
     if reconciled.get("stale"):
         raise StaleWrite(f"stale fence {fence} for {kind} {item}")

@@ -90,9 +90,13 @@ function work(kind: WorkKind, signal: AbortSignal): Promise<void> {
 /**
  * The fenced write of one item: reconcile first (the store sees our fence, and tells us whether
  * a predecessor whose lease was lost had already finished), work, then commit with the fence.
+ * Each step that shows the fence is taken only while the lease is still ours by the SDK's local
+ * deadline: a worker starved past it (a loaded machine) stops as a loss instead of showing the
+ * store a fence a successor may already have replaced.
  */
 async function doOnce(kind: WorkKind, item: string, lease: { fence: number | null; signal: AbortSignal; throwIfLost(): void }) {
   const fence = lease.fence ?? 0;
+  lease.throwIfLost();
   const reconciled = await ledger('begin', kind, item, fence);
   if (reconciled.stale) throw new Error(`stale fence ${fence} for ${kind} ${item}`);
   if (reconciled.done) return;
