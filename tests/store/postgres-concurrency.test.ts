@@ -111,6 +111,45 @@ describe('PostgreSQL store under concurrency', () => {
     expect(got.sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, i) => i));
   });
 
+  it("a queue's activity counts writes from 16 connections of two processes in rows of their own, and its stats add them all up", async () => {
+    await exec(a, (ops) => ops.spools.createSpool({ credential, name: 'tally' }));
+    await exec(a, (ops) => ops.spools.putQueue({ credential, spool: 'tally', queue: 'q', leaseTimeoutSeconds: 60 }));
+    const answer = <T>(r: { answer: unknown }) => (r.answer as { value: T }).value;
+    await Promise.all(Array.from({ length: 48 }, (_, i) => exec(i % 2 ? a : b, (ops) => ops.spools.send({ credential, spool: 'tally', queue: 'q', body: i }))));
+    const leases = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) =>
+        answer<{ lease: string }>(await exec(i % 2 ? a : b, (ops) => ops.spools.receive({ credential, spool: 'tally', queue: 'q' }))).lease,
+      ),
+    );
+    await Promise.all(leases.map((lease, i) => exec(i % 2 ? a : b, (ops) => ops.spools.ack({ credential, spool: 'tally', lease }))));
+    const doomed = answer<{ message: { handle: string } }>(await exec(a, (ops) => ops.spools.receive({ credential, spool: 'tally', queue: 'q' })));
+    await exec(b, (ops) => ops.spools.discard({ credential, spool: 'tally', handle: doomed.message.handle }));
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      // The writers were spread over slots: no single row took every send.
+      const { rows } = await client.query<{ slots: number; most: number }>(
+        `SELECT count(DISTINCT slot)::int AS slots, max(sent)::int AS most FROM leasehold.queue_tallies t
+           JOIN leasehold.queues q ON q.queue_id = t.queue_id WHERE q.spool = 'tally'`,
+      );
+      expect(rows[0]!.slots).toBeGreaterThan(1);
+      expect(rows[0]!.most).toBeLessThan(48);
+      // A build before 0014 counts its discards into queue_samples: the stats read that table too.
+      await client.query(
+        `INSERT INTO leasehold.queue_samples (queue_id, bucket, removed, discarded)
+         SELECT queue_id, floor(leasehold.now_ms() / 10000), 1, 1 FROM leasehold.queues WHERE spool = 'tally'
+         ON CONFLICT (queue_id, bucket) DO UPDATE SET removed = leasehold.queue_samples.removed + 1, discarded = leasehold.queue_samples.discarded + 1`,
+      );
+    } finally {
+      await client.end();
+    }
+    const stats = answer<{ data: Array<{ spool: string; queue: string; deadLettered: number; samples: Array<{ sent: number; processed: number }> }> }>(
+      await exec(a, (ops) => ops.activity.queueStats({ credential })),
+    ).data.find((q) => q.spool === 'tally');
+    const total = (field: 'sent' | 'processed') => stats!.samples.reduce((sum, sample) => sum + sample[field], 0);
+    expect([total('sent'), total('processed'), stats!.deadLettered]).toEqual([48, 20, 2]);
+  });
+
   it('an idempotency key in flight in one process is in flight for the other, then replays', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

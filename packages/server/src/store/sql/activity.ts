@@ -183,8 +183,12 @@ export function sqlActivity(unit: UnitContext): ActivityOperations {
                    AND (m.lease_expires_at IS NULL OR m.lease_expires_at > $2)) AS leased,
                 (SELECT count(*)::int FROM leasehold.messages m WHERE m.queue_id = q.queue_id AND m.lease_id IS NULL AND m.visible_at > $2) AS delayed,
                 (SELECT count(*)::int FROM leasehold.messages m WHERE m.queue_id = q.queue_id) AS stored,
-                (SELECT json_agg(json_build_array(s.bucket, s.sent, s.removed, s.discarded)) FROM leasehold.queue_samples s
-                  WHERE s.queue_id = q.queue_id AND s.bucket > $3) AS buckets
+                (SELECT json_agg(json_build_array(b.bucket, b.sent, b.removed, b.discarded)) FROM (
+                   SELECT s.bucket, sum(s.sent)::int AS sent, sum(s.removed)::int AS removed, sum(s.discarded)::int AS discarded
+                     FROM (SELECT bucket, sent, removed, discarded FROM leasehold.queue_tallies WHERE queue_id = q.queue_id AND bucket > $3
+                           UNION ALL
+                           SELECT bucket, sent, removed, discarded FROM leasehold.queue_samples WHERE queue_id = q.queue_id AND bucket > $3) s
+                    GROUP BY s.bucket) b) AS buckets
            FROM leasehold.queues q
           WHERE q.account_id = $1 AND ($4::text IS NULL OR (q.spool COLLATE "C", q.name COLLATE "C") > ($4, $5))
           ORDER BY q.spool COLLATE "C", q.name COLLATE "C" LIMIT $6`,

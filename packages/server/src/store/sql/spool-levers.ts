@@ -39,8 +39,8 @@ export async function discardIn(
   // The queue's history counts the discard (the delete's trigger counts the removal).
   await tx.query(
     `WITH gone AS (DELETE FROM leasehold.messages WHERE message_id = $1 RETURNING queue_id)
-     INSERT INTO leasehold.queue_samples AS s (queue_id, bucket, discarded) SELECT queue_id, $2, 1 FROM gone
-     ON CONFLICT (queue_id, bucket) DO UPDATE SET discarded = s.discarded + 1`,
+     INSERT INTO leasehold.queue_tallies AS s (queue_id, bucket, slot, discarded) SELECT queue_id, $2, pg_backend_pid() % 16, 1 FROM gone
+     ON CONFLICT (queue_id, bucket, slot) DO UPDATE SET discarded = s.discarded + 1`,
     [row.message_id, Math.floor(now / 10_000)],
   );
   return messageView(row.live ? row : { ...row, claim_id: null, fence: null });

@@ -78,6 +78,12 @@ export async function sweepOnce(tx: SqlSession, limit: number): Promise<{ change
       [Math.floor((now - TOMBSTONE_MS) / 10_000), limit],
     ),
     await tx.query(
+      `DELETE FROM leasehold.queue_tallies WHERE (queue_id, bucket, slot) IN (
+         SELECT queue_id, bucket, slot FROM leasehold.queue_tallies WHERE bucket <= $1
+          ORDER BY bucket LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+      [Math.floor((now - TOMBSTONE_MS) / 10_000), limit],
+    ),
+    await tx.query(
       `DELETE FROM leasehold.session_heartbeats WHERE (account_id, holder_session, bucket) IN (
          SELECT account_id, holder_session, bucket FROM leasehold.session_heartbeats WHERE last_at <= $1
           ORDER BY bucket LIMIT $2 FOR UPDATE SKIP LOCKED)`,
