@@ -16,8 +16,8 @@ import { interleaved } from './lib/measure.js';
 import { parentPid } from './lib/proc-cpu.js';
 import { SDK_BUILD } from './lib/sdk.js';
 import { POOL_SIZE, startBenchCluster, type SqlBackend } from './lib/sql-backends.js';
-import { median, pairedRatios, summarize } from './lib/stats.js';
-import { finishRow, ratioTarget, type Benchmark, type Row } from './lib/types.js';
+import { median } from './lib/stats.js';
+import { pairedRow, ratioTarget, type Benchmark, type Row } from './lib/types.js';
 
 /** Workers per system: closed loops, each on a key of its own. */
 const WORKERS = 8;
@@ -80,17 +80,8 @@ async function postmasterOf(url: string): Promise<number> {
 }
 
 /** A row comparing `a` (the candidate) with `b`, paired per round. */
-function compare(label: string, unit: string, a: number[], baselineLabel: string, b: number[], target?: Row['target']): Row {
-  return finishRow({
-    bench: 'alternatives',
-    label,
-    unit,
-    value: summarize(a),
-    baseline: { label: baselineLabel, value: summarize(b) },
-    ratio: summarize(pairedRatios(a, b)),
-    target,
-  });
-}
+const compare = (label: string, unit: string, a: number[], baselineLabel: string, b: number[], target?: Row['target']): Row =>
+  pairedRow('alternatives', label, unit, a, baselineLabel, b, target);
 
 /** `SDK 120 + server 310 + PostgreSQL 240 µs` — the median parts of one system's CPU per unit. */
 function parts(name: string, cpu: CpuSamples, withServer: boolean): string {

@@ -18,8 +18,8 @@ import { seedHeldClaims } from './lib/sql-ceilings.js';
 import { QueryCounter } from './lib/sql-counter.js';
 import { heartbeatCall } from './lib/sql-ops.js';
 import { storeCaller } from './lib/store-calls.js';
-import { median, pairedRatios, single, summarize } from './lib/stats.js';
-import { finishRow, ratioTarget, type BenchContext, type Benchmark, type Row } from './lib/types.js';
+import { median, single } from './lib/stats.js';
+import { finishRow, pairedRow, ratioTarget, type BenchContext, type Benchmark, type Row } from './lib/types.js';
 
 const SESSION = 'hb';
 const CREDENTIAL = 'cred_bench_heartbeat';
@@ -131,15 +131,7 @@ async function compareBeats(ctx: BenchContext, url: string, sizes: Sizes): Promi
   };
   const n = sizes.leases.toLocaleString('en-US');
   const row = (label: string, unit: string, a: number[], baselineLabel: string, b: number[], target?: number): Row =>
-    finishRow({
-      bench: 'pg-heartbeat',
-      label,
-      unit,
-      value: summarize(a),
-      baseline: { label: baselineLabel, value: summarize(b) },
-      ratio: summarize(pairedRatios(a, b)),
-      target: target === undefined ? undefined : ratioTarget('<=', target),
-    });
+    pairedRow('pg-heartbeat', label, unit, a, baselineLabel, b, target === undefined ? undefined : ratioTarget('<=', target));
   const rows: Row[] = [
     row(`heartbeat of ${n} leases: wall per beat`, 'ms', samples.store.ms, 'hand-written UPDATE … = ANY($1)', samples.plain.ms, 1.0),
     row(`heartbeat of ${n} leases: WAL per lease`, 'B', samples.store.walPerLease, 'hand-written UPDATE', samples.plain.walPerLease),

@@ -34,8 +34,7 @@ import {
   type HeldToken,
 } from './lib/sql-ops.js';
 import { storeCaller } from './lib/store-calls.js';
-import { pairedRatios, summarize } from './lib/stats.js';
-import { finishRow, ratioTarget, type BenchContext, type Benchmark, type Row } from './lib/types.js';
+import { pairedRow, ratioTarget, type BenchContext, type Benchmark, type Row } from './lib/types.js';
 
 const HEARTBEAT_SESSION = 'hb-big';
 
@@ -53,17 +52,8 @@ function sizesOf(ctx: BenchContext): Sizes {
 }
 
 /** A row comparing `a` (the candidate) with `b`, paired per round. */
-function compare(label: string, unit: string, a: number[], baselineLabel: string, b: number[], target?: number): Row {
-  return finishRow({
-    bench: 'sql',
-    label,
-    unit,
-    value: summarize(a),
-    baseline: { label: baselineLabel, value: summarize(b) },
-    ratio: summarize(pairedRatios(a, b)),
-    target: target === undefined ? undefined : ratioTarget('>=', target),
-  });
-}
+const compare = (label: string, unit: string, a: number[], baselineLabel: string, b: number[], target?: number): Row =>
+  pairedRow('sql', label, unit, a, baselineLabel, b, target === undefined ? undefined : ratioTarget('>=', target));
 
 async function measureBackend(ctx: BenchContext, backend: SqlBackend, sizes: Sizes): Promise<Row[]> {
   const kind = backend.kind === 'postgres' ? 'PostgreSQL' : 'PGlite';

@@ -1,4 +1,4 @@
-import type { Summary } from './stats.js';
+import { pairedRatios, summarize, type Summary } from './stats.js';
 
 /** A target, checked on the median of the candidate's figure or of its paired ratio to the baseline. */
 export interface Target {
@@ -110,4 +110,17 @@ export function valueTarget(op: Target['op'], limit: number, unit: string): Targ
 
 function opText(op: Target['op']): string {
   return op === '<=' ? '≤' : op === '>=' ? '≥' : op;
+}
+
+/** A row of `bench` comparing the rounds `a` (the candidate) with `b` (its baseline), paired per round. */
+export function pairedRow(bench: string, label: string, unit: string, a: number[], baselineLabel: string, b: number[], target?: Target): Row {
+  return finishRow({
+    bench,
+    label,
+    unit,
+    value: summarize(a),
+    baseline: { label: baselineLabel, value: summarize(b) },
+    ratio: summarize(pairedRatios(a, b)),
+    target,
+  });
 }
