@@ -2,8 +2,8 @@
  * The driver child of `alternatives.ts`: opens one system (`lib/alternative-systems.ts`; argv[2]
  * is its JSON `DriverChildArgs`), prints `{"ready":true}`, then answers every `WindowCommand`
  * line on stdin with one `WindowResult` line: `workers` closed loops of one operation for
- * `windowMs`, and the CPU spent meanwhile by this process, the server child (if any) and every
- * process of the PostgreSQL cluster. Tears the system down and exits when stdin ends.
+ * `windowMs`, and the CPU spent meanwhile by this process, the server child or children (if
+ * any) and every process of the PostgreSQL cluster. Tears the system down and exits when stdin ends.
  */
 import { createInterface } from 'node:readline';
 import { openSystem, type DriverConfig } from './lib/alternative-systems.js';
@@ -15,6 +15,8 @@ export type DriverChildArgs = DriverConfig & {
   postmasterPid: number;
   /** The server child whose CPU counts too (Leasehold), if any. */
   serverPid?: number | undefined;
+  /** Server children whose CPU is reported one by one (`scale-out`), if any. */
+  serverPids?: number[] | undefined;
   workers: number;
 };
 
@@ -29,8 +31,8 @@ export interface WindowResult {
   /** Operations completed in the window. */
   ops: number;
   seconds: number;
-  /** CPU ms in the window: this driver process, the server child (0 when none), the cluster. */
-  cpuMs: { driver: number; server: number; postgres: number };
+  /** CPU ms in the window: this driver process, the server child (0 when none), the cluster; `servers`: each of `serverPids`. */
+  cpuMs: { driver: number; server: number; postgres: number; servers?: number[] };
   /** Receives or fetches that came back empty in the window (asked again). */
   misses: number;
 }
@@ -39,8 +41,12 @@ const args = JSON.parse(process.argv[2] ?? '') as DriverChildArgs;
 const system = await openSystem(args);
 const workers = Array.from({ length: args.workers }, (_, w) => w);
 
-function othersCpuMs(): { server: number; postgres: number } {
-  return { server: args.serverPid === undefined ? 0 : processCpuMs(args.serverPid), postgres: clusterCpuMs(args.postmasterPid) };
+function othersCpuMs(): { server: number; postgres: number; servers: number[] } {
+  return {
+    server: args.serverPid === undefined ? 0 : processCpuMs(args.serverPid),
+    postgres: clusterCpuMs(args.postmasterPid),
+    servers: (args.serverPids ?? []).map(processCpuMs),
+  };
 }
 
 async function measure(command: WindowCommand): Promise<WindowResult> {
@@ -68,7 +74,12 @@ async function measure(command: WindowCommand): Promise<WindowResult> {
   return {
     ops,
     seconds,
-    cpuMs: { driver: (self.user + self.system) / 1000, server: others1.server - others0.server, postgres: others1.postgres - others0.postgres },
+    cpuMs: {
+      driver: (self.user + self.system) / 1000,
+      server: others1.server - others0.server,
+      postgres: others1.postgres - others0.postgres,
+      ...(args.serverPids === undefined ? {} : { servers: others1.servers.map((ms, i) => ms - (others0.servers[i] ?? 0)) }),
+    },
     misses: system.misses() - misses0,
   };
 }

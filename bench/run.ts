@@ -1,6 +1,6 @@
 /**
  * `pnpm bench` — runs the benchmarks, prints the table, writes `bench/results/latest.json`.
- *   --only <name>[,<name>]   client, throughput, heartbeat, engine, mocked, sql, sweep, replicas, startup, pg-heartbeat, python, alternatives
+ *   --only <name>[,<name>]   client, throughput, heartbeat, engine, mocked, sql, sweep, replicas, startup, pg-heartbeat, python, alternatives, scale-out
  *   --quick                  tiny sizes, one round (the smoke test)
  *   --rounds <n>             rounds per comparison (default 5)
  *   --out <file>             where to write the JSON (default bench/results/latest.json)
@@ -19,6 +19,7 @@ import { renderTable } from './lib/table.js';
 import type { BenchContext, Benchmark, BenchReport, ResultsFile } from './lib/types.js';
 import { mockedSpeed } from './mocked.js';
 import { pythonSdk } from './python.js';
+import { scaleOut } from './scale-out.js';
 import { serverThroughput } from './server-throughput.js';
 import { pgHeartbeat } from './sql-heartbeat.js';
 import { sqlReplicas } from './sql-replicas.js';
@@ -26,7 +27,7 @@ import { sqlStore } from './sql-store.js';
 import { sqlSweep } from './sql-sweep.js';
 import { startup } from './startup.js';
 
-const BENCHMARKS: readonly Benchmark[] = [clientOverhead, serverThroughput, batchHeartbeat, engineScale, mockedSpeed, sqlStore, sqlSweep, sqlReplicas, startup, pgHeartbeat, pythonSdk, alternatives];
+const BENCHMARKS: readonly Benchmark[] = [clientOverhead, serverThroughput, batchHeartbeat, engineScale, mockedSpeed, sqlStore, sqlSweep, sqlReplicas, startup, pgHeartbeat, pythonSdk, alternatives, scaleOut];
 
 const here = dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2).filter((a) => a !== '--');

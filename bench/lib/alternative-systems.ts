@@ -6,6 +6,8 @@
  *   - `pg-boss`: pg-boss's documented v10 API — `send`, `fetch` (one job), `complete`;
  *   - `pg`: what a PostgreSQL user writes by hand through `pg` — a lease row (`INSERT … ON CONFLICT
  *     DO NOTHING RETURNING`, then `DELETE … WHERE key AND holder`) and session advisory locks.
+ *   - `leasehold-renew` (the `scale-out` benchmark): `lease.renew()` of a claim each worker holds,
+ *     through one of several servers of one database (`renew-<n>`: the workers split over the first n).
  * Each operation is one unit of work of one worker; every worker leases a key of its own.
  */
 import pg from 'pg';
@@ -16,6 +18,7 @@ import { loadSdk } from './sdk.js';
 /** Which system a driver child opens, and how it reaches it. */
 export type DriverConfig =
   | { system: 'leasehold'; serverUrl: string }
+  | { system: 'leasehold-renew'; serverUrls: string[]; workers: number }
   | { system: 'pg-boss'; databaseUrl: string; poolSize: number }
   | { system: 'pg'; databaseUrl: string; poolSize: number };
 
@@ -66,6 +69,31 @@ async function leasehold(serverUrl: string): Promise<DriverSystem> {
     misses: () => misses,
     close: () => lh.close(),
   };
+}
+
+/**
+ * One `Leasehold` client per server; for every n ≤ servers, worker w holds a claim of its own
+ * (acquired once, 600 s) through client w mod n, which `renew-<n>` renews.
+ */
+async function leaseholdRenew(serverUrls: readonly string[], workers: number): Promise<DriverSystem> {
+  const { Leasehold } = await loadSdk();
+  // A 600 s heartbeat ttl: the claims' lease, and no batch heartbeat inside a window.
+  const clients = serverUrls.map((baseUrl) => new Leasehold({ baseUrl, apiKey: API_KEY, heartbeatTtlSeconds: 600 }));
+  const ops: Record<string, (worker: number) => Promise<void>> = {};
+  for (let n = 1; n <= clients.length; n++) {
+    const leases = await Promise.all(
+      Array.from({ length: workers }, (_, w) => {
+        const lh = clients[w % n] as (typeof clients)[number];
+        return lh.space(SPACE_ID).run(RUN_ID, { holder: `worker-${w}` }).claim(`scale-out/${n}/${w}`).acquire();
+      }),
+    );
+    ops[`renew-${n}`] = async (worker) => {
+      const lease = leases[worker];
+      if (lease === undefined) throw new Error(`no worker ${worker}`);
+      await lease.renew();
+    };
+  }
+  return { ops, misses: () => 0, close: async () => void (await Promise.all(clients.map((lh) => lh.close()))) };
 }
 
 async function pgBoss(databaseUrl: string, poolSize: number): Promise<DriverSystem> {
@@ -120,11 +148,13 @@ async function plainPg(databaseUrl: string, poolSize: number): Promise<DriverSys
   };
 }
 
-/** Opens the system `config` names (creating its spool and queue, its queue, or its lease table). */
+/** Opens the system `config` names (creating its spool and queue, its held claims, its queue, or its lease table). */
 export function openSystem(config: DriverConfig): Promise<DriverSystem> {
   switch (config.system) {
     case 'leasehold':
       return leasehold(config.serverUrl);
+    case 'leasehold-renew':
+      return leaseholdRenew(config.serverUrls, config.workers);
     case 'pg-boss':
       return pgBoss(config.databaseUrl, config.poolSize);
     case 'pg':
