@@ -150,6 +150,37 @@ describe('PostgreSQL store under concurrency', () => {
     expect([total('sent'), total('processed'), stats!.deadLettered]).toEqual([48, 20, 2]);
   });
 
+  it("a queue's tallies stay bounded without a sweep: a slot's first count in a bucket forgets its rows of 10 minutes ago", async () => {
+    // One connection: every count of this store lands in one slot. The clock row is moved by hand.
+    const single = await SqlStore.open(createPgDriver({ url, poolSize: 1 }), { keys: KEYS, sweepIntervalMs: 0 });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await exec(single, (ops) => ops.spools.createSpool({ credential, name: 'bounded' }));
+      await exec(single, (ops) => ops.spools.putQueue({ credential, spool: 'bounded', queue: 'q', leaseTimeoutSeconds: 60 }));
+      const start = 1_900_000_000_000;
+      const at = (ms: number) => client.query('UPDATE leasehold.clock SET manual = true, manual_ms = $1, offset_ms = 0', [ms]);
+      const buckets = async () =>
+        (
+          await client.query<{ bucket: string; sent: number }>(
+            `SELECT t.bucket, t.sent FROM leasehold.queue_tallies t JOIN leasehold.queues q ON q.queue_id = t.queue_id
+              WHERE q.spool = 'bounded' ORDER BY t.bucket`,
+          )
+        ).rows.map((row) => [Number(row.bucket) - start / 10_000, row.sent]);
+      for (const minutes of [0, 5, 10, 11]) {
+        await at(start + minutes * 60_000);
+        await exec(single, (ops) => ops.spools.send({ credential, spool: 'bounded', queue: 'q', body: minutes }));
+        await exec(single, (ops) => ops.spools.send({ credential, spool: 'bounded', queue: 'q', body: minutes }));
+      }
+      // At 10 minutes the bucket of minute 0 went; at 11, nothing more (minute 5 is 6 minutes back).
+      expect(await buckets()).toEqual([[30, 2], [60, 2], [66, 2]]);
+    } finally {
+      await client.query('UPDATE leasehold.clock SET manual = false, manual_ms = 0, offset_ms = 0');
+      await client.end();
+      await single.close();
+    }
+  });
+
   it('an idempotency key in flight in one process is in flight for the other, then replays', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
