@@ -9,11 +9,10 @@
  * child (the CLI as it ships) and every process of the cluster.
  */
 import { loadavg } from 'node:os';
-import pg from 'pg';
 import type { DriverChildArgs, WindowCommand, WindowResult } from './alternatives.child.js';
 import { startCommandChild, startReferenceServer, type CommandChild, type ServerProcess } from './lib/child.js';
 import { interleaved } from './lib/measure.js';
-import { parentPid } from './lib/proc-cpu.js';
+import { clusterFacts } from './lib/proc-cpu.js';
 import { SDK_BUILD } from './lib/sdk.js';
 import { POOL_SIZE, startBenchCluster, type SqlBackend } from './lib/sql-backends.js';
 import { median } from './lib/stats.js';
@@ -67,18 +66,6 @@ function candidate(driver: Driver, op: string, windowMs: number, cpu: CpuSamples
   };
 }
 
-/** The pid of the cluster's postmaster: the parent of a backend. */
-async function postmasterOf(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-    return parentPid(rows[0]?.pid as number);
-  } finally {
-    await client.end();
-  }
-}
-
 /** A row comparing `a` (the candidate) with `b`, paired per round. */
 const compare = (label: string, unit: string, a: number[], baselineLabel: string, b: number[], target?: Row['target']): Row =>
   pairedRow('alternatives', label, unit, a, baselineLabel, b, target);
@@ -114,7 +101,7 @@ export const alternatives: Benchmark = {
       const [lhDb, bossDb, pgDb] = await Promise.all([cluster.database(), cluster.database(), cluster.database()]);
       // The CLI as it ships: dist/cli.js, 127.0.0.1, port 0, the real clock, its default request log.
       server = await startReferenceServer(['--store', urlOf(lhDb), '--pool-size', String(POOL_SIZE)]);
-      const common = { postmasterPid: await postmasterOf(urlOf(pgDb)), workers: WORKERS };
+      const common = { postmasterPid: (await clusterFacts(urlOf(pgDb))).postmasterPid, workers: WORKERS };
       const [lh, boss, raw] = await Promise.all([
         startDriver({ system: 'leasehold', serverUrl: server.url, serverPid: server.pid, ...common }),
         startDriver({ system: 'pg-boss', databaseUrl: urlOf(bossDb), poolSize: POOL_SIZE, ...common }),

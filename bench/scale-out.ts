@@ -9,11 +9,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import pg from 'pg';
 import type { DriverChildArgs, WindowResult } from './alternatives.child.js';
 import { startCommandChild, startReferenceServer, type CommandChild, type ServerProcess } from './lib/child.js';
 import { interleaved } from './lib/measure.js';
-import { clusterCpuMs, parentPid, processCpuMs } from './lib/proc-cpu.js';
+import { clusterCpuMs, clusterFacts, processCpuMs } from './lib/proc-cpu.js';
 import { SDK_BUILD } from './lib/sdk.js';
 import { POOL_SIZE, startBenchCluster } from './lib/sql-backends.js';
 import { median, summarize } from './lib/stats.js';
@@ -72,20 +71,6 @@ function candidate(driver: Driver, serverPids: readonly number[], n: number, win
     for (const ms of perServer.slice(n)) cpu.idleServerMsPerS.push(ms / r.seconds);
     return r.ops / r.seconds;
   };
-}
-
-/** The pid of the cluster's postmaster (the parent of a backend) and the database's open backends. */
-async function clusterFacts(url: string): Promise<{ postmasterPid: number; backends: number }> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ pid: number; backends: number }>(
-      'SELECT pg_backend_pid() AS pid, (SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database()) AS backends',
-    );
-    return { postmasterPid: parentPid(rows[0]?.pid as number), backends: (rows[0]?.backends ?? 1) - 1 };
-  } finally {
-    await client.end();
-  }
 }
 
 /** CPU ms per second of each server and of the cluster over `ms` with no load at all. */

@@ -7,6 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import pg from 'pg';
 
 let ticksPerSecond: number | undefined;
 
@@ -66,4 +67,18 @@ export function clusterCpuMs(postmasterPid: number): number {
     if (fields !== undefined && Number(fields[PPID]) === postmasterPid) ticks += ticksOf(fields, false);
   }
   return (ticks * 1000) / clockTicks();
+}
+
+/** The pid of a database's cluster postmaster (the parent of a backend) and the database's other open backends. */
+export async function clusterFacts(url: string): Promise<{ postmasterPid: number; backends: number }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number; backends: number }>(
+      'SELECT pg_backend_pid() AS pid, (SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database()) AS backends',
+    );
+    return { postmasterPid: parentPid(rows[0]?.pid as number), backends: (rows[0]?.backends ?? 1) - 1 };
+  } finally {
+    await client.end();
+  }
 }
