@@ -39,7 +39,7 @@ export async function discardIn(
   // The queue's history counts the discard (the delete's trigger counts the removal).
   await tx.query(
     `WITH gone AS (DELETE FROM leasehold.messages WHERE message_id = $1 RETURNING queue_id)
-     INSERT INTO leasehold.queue_tallies AS s (queue_id, bucket, slot, discarded) SELECT queue_id, $2, pg_backend_pid() % 16, 1 FROM gone
+     INSERT INTO leasehold.queue_tallies AS s (queue_id, bucket, slot, discarded) SELECT queue_id, $2, leasehold.tally_slot(), 1 FROM gone
      ON CONFLICT (queue_id, bucket, slot) DO UPDATE SET discarded = s.discarded + 1`,
     [row.message_id, Math.floor(now / 10_000)],
   );

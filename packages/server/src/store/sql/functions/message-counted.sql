@@ -3,7 +3,7 @@
 
 CREATE OR REPLACE FUNCTION leasehold.message_counted() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  v_slot smallint := pg_backend_pid() % 16;
+  v_slot smallint := leasehold.tally_slot();
   v_queue bigint;
   v_bucket bigint;
   v_first boolean;

@@ -27,9 +27,12 @@ CREATE TABLE leasehold.queue_tallies (
 );
 CREATE INDEX queue_tallies_bucket ON leasehold.queue_tallies (bucket);
 
+-- The slot a count of this connection goes to (the trigger's and the discard's one rule).
+CREATE FUNCTION leasehold.tally_slot() RETURNS smallint LANGUAGE sql STABLE AS $$ SELECT (pg_backend_pid() % 16)::smallint $$;
+
 CREATE OR REPLACE FUNCTION leasehold.message_counted() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  v_slot smallint := pg_backend_pid() % 16;
+  v_slot smallint := leasehold.tally_slot();
   v_queue bigint;
   v_bucket bigint;
   v_first boolean;
