@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Leasehold } from '../../packages/client/src/index.js';
 import { ADMIN, SCOPE, SPACE, startServer, stopServers } from '../support/leasehold-harness.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
-import { localPage as openLocalPage, screenshot } from '../support/console-browser.js';
+import { localPage as openLocalPage, screenshot, CONSOLE_TEST_MS, UI_WAIT_MS } from '../support/console-browser.js';
 import { TEST_STORE } from '../support/test-store.js';
 
 let browser: Browser;
@@ -41,31 +41,31 @@ describe(`the console (${TEST_STORE} store)`, () => {
       const claims = worker1.space(SPACE).run(SCOPE, { holder: 'worker-1' });
       const held = await claims.claim('reports/2026-11').acquire();
       const row = page.locator(`tr[data-claim="${held.claimId}"]`);
-      await row.waitFor({ timeout: 2_000 });
+      await row.waitFor({ timeout: UI_WAIT_MS });
       await expect.poll(() => row.locator('.holder').textContent()).toBe('worker-1');
       await expect.poll(() => row.locator('.countdown').textContent()).toMatch(/^(\d+\.\d s|\d+ min \d\d s)$/);
 
       const waiting = worker2.space(SPACE).run(SCOPE, { holder: 'worker-2' }).claim('reports/2026-11').acquire();
       waiting.catch(() => undefined); // awaited below; a failure before that must not go unhandled
       const waiter = page.locator('tr[data-waiter]', { hasText: 'worker-2' });
-      await waiter.waitFor({ timeout: 2_000 });
+      await waiter.waitFor({ timeout: UI_WAIT_MS });
       expect(await waiter.locator('.position').textContent()).toBe('1');
 
       const queue = worker1.spool('billing').queue('invoices');
       const chart = page.locator('tr[data-queue="billing/invoices"] svg.chart');
-      await chart.waitFor({ timeout: 2_000 });
+      await chart.waitFor({ timeout: UI_WAIT_MS });
       const before = await chart.getAttribute('data-points');
       for (let i = 0; i < 3; i++) await queue.send({ invoice: i });
-      await expect.poll(async () => (await chart.getAttribute('data-points'))?.split(',').at(-1), { timeout: 2_000 }).toBe('3');
+      await expect.poll(async () => (await chart.getAttribute('data-points'))?.split(',').at(-1), { timeout: UI_WAIT_MS }).toBe('3');
       expect(await chart.getAttribute('data-points')).not.toBe(before);
-      await expect.poll(() => page.locator('tr[data-queue="billing/invoices"] .depth').textContent(), { timeout: 2_000 }).toBe('3');
+      await expect.poll(() => page.locator('tr[data-queue="billing/invoices"] .depth').textContent(), { timeout: UI_WAIT_MS }).toBe('3');
 
       await screenshot(page, 'console');
       await h.control.loseLease(held.claimId);
-      await page.locator(`.feed li[data-event="lost"][data-claim="${held.claimId}"]`).waitFor({ timeout: 3_000 });
+      await page.locator(`.feed li[data-event="lost"][data-claim="${held.claimId}"]`).waitFor({ timeout: UI_WAIT_MS });
       const granted = await waiting;
-      await page.locator(`tr[data-claim="${granted.claimId}"]`).waitFor({ timeout: 2_000 });
-      await page.locator(`tr[data-lost="${held.claimId}"]`).waitFor({ timeout: 2_000 });
+      await page.locator(`tr[data-claim="${granted.claimId}"]`).waitFor({ timeout: UI_WAIT_MS });
+      await page.locator(`tr[data-lost="${held.claimId}"]`).waitFor({ timeout: UI_WAIT_MS });
       await page.emulateMedia({ colorScheme: 'dark' });
       await screenshot(page, 'console-dark');
       expect(offMachine).toEqual([]);
@@ -73,7 +73,7 @@ describe(`the console (${TEST_STORE} store)`, () => {
       await Promise.allSettled([worker1.close(), worker2.close()]);
       await page.context().close();
     }
-  }, 30_000);
+  }, CONSOLE_TEST_MS);
 
   it('drives the test levers of a server served with control: the clock, faults (deployment state on every store) and cancelling a run', async () => {
     const h = await startServer();
@@ -117,5 +117,5 @@ describe(`the console (${TEST_STORE} store)`, () => {
       await worker.close({ releaseLeases: false });
       await page.context().close();
     }
-  }, 30_000);
+  }, CONSOLE_TEST_MS);
 });

@@ -8,7 +8,7 @@ import { chromium, type Browser, type Locator } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, READER, expectStatus, startServer, stopServers, type TestServer } from '../support/leasehold-harness.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
-import { localPage, openConsole, screenshot } from '../support/console-browser.js';
+import { localPage, openConsole, screenshot, CONSOLE_TEST_MS, UI_WAIT_MS } from '../support/console-browser.js';
 import { TEST_STORE } from '../support/test-store.js';
 
 let browser: Browser;
@@ -29,7 +29,7 @@ describe(`the console over the fleet (${TEST_STORE} store)`, () => {
     try {
       await openConsole(page, h, 'lh_not_a_key');
       const refusal = page.getByRole('alert');
-      await refusal.waitFor({ timeout: 3_000 });
+      await refusal.waitFor({ timeout: UI_WAIT_MS });
       expect(await text(refusal)).toMatch(/^This key was refused: 401 invalid_api_key: /);
       expect(await refusal.count()).toBe(1);
       expect(await page.getByRole('heading', { name: 'Spaces and claims' }).count()).toBe(0);
@@ -40,23 +40,23 @@ describe(`the console over the fleet (${TEST_STORE} store)`, () => {
       await h.control.blockKey(READER);
       await page.getByLabel('API key').fill(READER);
       await page.getByRole('button', { name: 'Open console' }).click();
-      await expect.poll(() => text(refusal), { timeout: 3_000 }).toMatch(/^This key was refused: 403: /);
+      await expect.poll(() => text(refusal), { timeout: UI_WAIT_MS }).toMatch(/^This key was refused: 403: /);
       expect(apiCalls).toHaveLength(2);
       await page.getByLabel('API key').fill(ADMIN);
       await page.getByRole('button', { name: 'Open console' }).click();
-      await page.getByRole('heading', { name: 'Spaces and claims' }).waitFor({ timeout: 3_000 });
+      await page.getByRole('heading', { name: 'Spaces and claims' }).waitFor({ timeout: UI_WAIT_MS });
       expect(await page.getByRole('alert').count()).toBe(0);
 
       // A key that stops working while the console is open: back to the form, said once.
       await h.control.expireKey(ADMIN);
-      await page.getByLabel('API key').waitFor({ timeout: 5_000 });
-      await expect.poll(() => text(page.getByRole('alert')), { timeout: 3_000 }).toMatch(/^This key was refused: 401 /);
+      await page.getByLabel('API key').waitFor({ timeout: UI_WAIT_MS });
+      await expect.poll(() => text(page.getByRole('alert')), { timeout: UI_WAIT_MS }).toMatch(/^This key was refused: 401 /);
       expect(await page.getByRole('alert').count()).toBe(1);
       expect(await page.getByRole('heading', { name: 'Spaces and claims' }).count()).toBe(0);
     } finally {
       await page.context().close();
     }
-  }, 30_000);
+  }, CONSOLE_TEST_MS);
 
   it('shows which session holds which leased message', async () => {
     const h = await startServer();
@@ -69,19 +69,19 @@ describe(`the console over the fleet (${TEST_STORE} store)`, () => {
       await openConsole(page, h, READER);
       const held = page.locator('table.leased[data-queue="billing/invoices"]');
       const rowOf = (claimId: string) => held.locator(`tr[data-leased="${claimId}"]`);
-      await rowOf(a.answer.body.claimId).waitFor({ timeout: 3_000 });
+      await rowOf(a.answer.body.claimId).waitFor({ timeout: UI_WAIT_MS });
       expect(await text(rowOf(a.answer.body.claimId).locator('.holder'))).toBe('sess-a');
       expect(await text(rowOf(b.answer.body.claimId).locator('.holder'))).toBe('sess-b');
       expect(await text(rowOf(a.answer.body.claimId).locator('.message'))).toBe(a.answer.body.id);
       expect(await text(rowOf(a.answer.body.claimId).locator('.countdown'))).toMatch(/^\d+\.\d s$/);
 
       expectStatus(await h.call('ackMessage', { path: { spool: 'billing' }, headers: { 'Spooler-Lease': a.lease } }), 204);
-      await rowOf(a.answer.body.claimId).waitFor({ state: 'detached', timeout: 3_000 });
+      await rowOf(a.answer.body.claimId).waitFor({ state: 'detached', timeout: UI_WAIT_MS });
       expect(await held.locator('tr[data-leased]').count()).toBe(1);
     } finally {
       await page.context().close();
     }
-  }, 30_000);
+  }, CONSOLE_TEST_MS);
 
   it('marks sessions live, idle, silent or dead from their last heartbeat or activity, with a legend', async () => {
     const h = await startServer();
@@ -97,8 +97,8 @@ describe(`the console over the fleet (${TEST_STORE} store)`, () => {
       await openConsole(page, h, ADMIN);
       const sessions = page.getByRole('region', { name: 'Sessions' });
       const stateOf = (session: string) => sessions.locator(`tr[data-session="${session}"]`).getAttribute('data-state');
-      await sessions.locator('tr[data-session="sess-dead"]').waitFor({ timeout: 3_000 });
-      await expect.poll(() => stateOf('sess-dead'), { timeout: 3_000 }).toBe('dead');
+      await sessions.locator('tr[data-session="sess-dead"]').waitFor({ timeout: UI_WAIT_MS });
+      await expect.poll(() => stateOf('sess-dead'), { timeout: UI_WAIT_MS }).toBe('dead');
       expect(await stateOf('sess-live')).toBe('live');
       expect(await stateOf('sess-silent')).toBe('silent');
       expect(await stateOf('sess-idle')).toBe('idle');
@@ -108,10 +108,10 @@ describe(`the console over the fleet (${TEST_STORE} store)`, () => {
 
       // The dead session comes back: heard from again, it is live.
       await heartbeat(h, 'sess-dead');
-      await expect.poll(() => stateOf('sess-dead'), { timeout: 4_000 }).toBe('live');
+      await expect.poll(() => stateOf('sess-dead'), { timeout: UI_WAIT_MS }).toBe('live');
       await screenshot(page, 'console-sessions');
     } finally {
       await page.context().close();
     }
-  }, 30_000);
+  }, CONSOLE_TEST_MS);
 });

@@ -8,7 +8,7 @@ import { chromium, type Browser, type Locator } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, READER, expectStatus, startServer, stopServers } from '../support/leasehold-harness.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
-import { abandonedTask, localPage, openConsole, screenshot, taskNow } from '../support/console-browser.js';
+import { abandonedTask, localPage, openConsole, screenshot, taskNow, CONSOLE_TEST_MS, UI_WAIT_MS } from '../support/console-browser.js';
 import { TEST_STORE } from '../support/test-store.js';
 
 let browser: Browser;
@@ -33,7 +33,7 @@ describe(`the console's tasks (${TEST_STORE} store)`, () => {
     try {
       await openConsole(page, h, ADMIN);
       const row = page.locator(`tr[data-task="${stalled.id}"]`);
-      await row.locator('.badge.stalled').waitFor({ timeout: 3_000 });
+      await row.locator('.badge.stalled').waitFor({ timeout: UI_WAIT_MS });
       expect(await text(row.locator('.badge.InProgress'))).toBe('InProgress');
       expect(await text(row.locator('.attempts'))).toBe('1');
       expect(await text(row.locator('.last-claim .badge'))).toBe('expired');
@@ -48,13 +48,13 @@ describe(`the console's tasks (${TEST_STORE} store)`, () => {
       await h.control.advanceClock(5_000);
       await page.getByRole('region', { name: 'Tasks' }).getByLabel('Status').selectOption('claimable');
       const listed = () => page.locator('tr[data-task]').evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-task'))));
-      await expect.poll(listed, { timeout: 3_000 }).toEqual([stalled.id, fresh.id]);
+      await expect.poll(listed, { timeout: UI_WAIT_MS }).toEqual([stalled.id, fresh.id]);
       await screenshot(page, 'console-tasks');
       expect(offMachine).toEqual([]);
     } finally {
       await page.context().close();
     }
-  }, 30_000);
+  }, CONSOLE_TEST_MS);
 
   it("releases a task's claim and requeues it with an operator's key", async () => {
     const h = await startServer();
@@ -64,21 +64,21 @@ describe(`the console's tasks (${TEST_STORE} store)`, () => {
       await openConsole(page, h, ADMIN);
       const notice = page.getByRole('status');
       const row = page.locator(`tr[data-task="${held.id}"]`);
-      await row.getByRole('button', { name: 'Release claim' }).click({ timeout: 3_000 });
-      await expect.poll(() => text(notice), { timeout: 3_000 }).toBe(`Task ${held.id}: claim released`);
+      await row.getByRole('button', { name: 'Release claim' }).click({ timeout: UI_WAIT_MS });
+      await expect.poll(() => text(notice), { timeout: UI_WAIT_MS }).toBe(`Task ${held.id}: claim released`);
       expect(await taskNow(h, held.id)).toMatchObject({ status: 'InProgress', claim: null, stalled: true, attempts: 1, lastClaim: { claimId: held.claimId, outcome: 'revoked' } });
-      await row.locator('.badge.stalled').waitFor({ timeout: 3_000 });
+      await row.locator('.badge.stalled').waitFor({ timeout: UI_WAIT_MS });
       expect(await row.getByRole('button', { name: 'Release claim' }).count()).toBe(0);
 
-      await row.getByRole('button', { name: 'Requeue' }).click({ timeout: 3_000 });
-      await expect.poll(() => text(notice), { timeout: 3_000 }).toBe(`Task ${held.id}: requeued`);
+      await row.getByRole('button', { name: 'Requeue' }).click({ timeout: UI_WAIT_MS });
+      await expect.poll(() => text(notice), { timeout: UI_WAIT_MS }).toBe(`Task ${held.id}: requeued`);
       expect(await taskNow(h, held.id)).toMatchObject({ status: 'Todo', claim: null, stalled: false, attempts: 0 });
-      await expect.poll(() => text(row.locator('.attempts')), { timeout: 3_000 }).toBe('0');
+      await expect.poll(() => text(row.locator('.attempts')), { timeout: UI_WAIT_MS }).toBe('0');
       expect(await page.getByRole('alert').count()).toBe(0);
     } finally {
       await page.context().close();
     }
-  }, 30_000);
+  }, CONSOLE_TEST_MS);
 
   it('shows the 403 of a key without tasks:admin once, as one line, and disables the actions', async () => {
     const h = await startServer();
@@ -88,10 +88,10 @@ describe(`the console's tasks (${TEST_STORE} store)`, () => {
     try {
       await openConsole(page, h, READER);
       const tasks = page.getByRole('region', { name: 'Tasks' });
-      await tasks.locator(`tr[data-task="${second.id}"]`).waitFor({ timeout: 3_000 });
-      await tasks.locator(`tr[data-task="${first.id}"]`).getByRole('button', { name: 'Requeue' }).click({ timeout: 3_000 });
+      await tasks.locator(`tr[data-task="${second.id}"]`).waitFor({ timeout: UI_WAIT_MS });
+      await tasks.locator(`tr[data-task="${first.id}"]`).getByRole('button', { name: 'Requeue' }).click({ timeout: UI_WAIT_MS });
       const refusal = page.getByRole('alert');
-      await refusal.first().waitFor({ timeout: 3_000 });
+      await refusal.first().waitFor({ timeout: UI_WAIT_MS });
       expect(await refusal.count()).toBe(1);
       expect(await text(refusal)).toMatch(/^This key may not release or requeue tasks \(it needs the tasks:admin permission\): 403 permission_denied/);
       const actions = tasks.getByRole('button', { name: /^(Requeue|Release claim)$/ });
@@ -107,5 +107,5 @@ describe(`the console's tasks (${TEST_STORE} store)`, () => {
     } finally {
       await page.context().close();
     }
-  }, 30_000);
+  }, CONSOLE_TEST_MS);
 });

@@ -9,6 +9,16 @@ import { expectStatus, type TestServer } from './leasehold-harness.js';
 import { TEST_STORE } from './test-store.js';
 
 /** A console page in a context of its own, and the requests it tried to send off the machine. */
+/**
+ * The longest a console test waits for the page to show a change (its panels poll the server):
+ * a bound for a machine whose cores are busy, not a claim about how fast the console updates.
+ * Before it the waits were 2–5 s, and a CI run beside two CPU hogs missed one.
+ */
+export const UI_WAIT_MS = 15_000;
+
+/** A console test's own timeout: several UI_WAIT_MS waits in a row fit in it. */
+export const CONSOLE_TEST_MS = 120_000;
+
 export interface LocalPage {
   readonly page: Page;
   readonly offMachine: string[];
@@ -30,8 +40,8 @@ export async function localPage(browser: Browser): Promise<LocalPage> {
     offMachine.push(url.href);
     return route.abort('blockedbyclient');
   });
-  // A step that cannot happen fails in seconds, naming itself, not at the test's timeout.
-  context.setDefaultTimeout(5_000);
+  // A step that cannot happen fails within UI_WAIT_MS, naming itself, not at the test's timeout.
+  context.setDefaultTimeout(UI_WAIT_MS);
   return { page: await context.newPage(), offMachine, apiCalls };
 }
 
