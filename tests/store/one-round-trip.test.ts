@@ -13,6 +13,7 @@ import {
   type ExecuteResult,
   type MaybePromise,
   type Operations,
+  type SqlDriver,
 } from '../../packages/server/src/store/index.js';
 import { createTestDatabase } from '../support/postgres-database.js';
 
@@ -62,14 +63,30 @@ async function acquire(h: Harness, leaseSeconds = 60): Promise<Claim> {
 const renew = (h: Harness, claim: Claim, leaseSeconds = 60) => (ops: Operations) =>
   ops.claims.renew({ credential: h.credential, spaceId: SPACE, key: claim.key, token: claim.token as string, leaseSeconds });
 
-function suite(kind: 'pglite' | 'postgres', open: (onQuery: (text: string) => void) => Promise<SqlStore>): void {
+function suite(kind: 'pglite' | 'postgres', open: (onQuery: (text: string) => void) => Promise<{ store: SqlStore; driver: SqlDriver }>): void {
   describe(`one round trip — ${kind}`, () => {
     let h: Harness;
+    let driver: SqlDriver;
     beforeAll(async () => {
       const queries: string[] = [];
-      h = await harness(await open((text) => queries.push(text)), queries);
+      const opened = await open((text) => queries.push(text));
+      driver = opened.driver;
+      h = await harness(opened.store, queries);
     }, 60_000);
     afterAll(() => h?.store.close());
+
+    /** Neither the secret nor its bytes in hex appear in any lease row or idempotency record (a dump hands out no live token). */
+    async function expectNowhereInDatabase(secret: string): Promise<void> {
+      const { rows } = await driver.query<{ dump: string }>(
+        `SELECT (SELECT string_agg(r::text, E'\\n') FROM leasehold.idempotency_records r) || E'\\n' ||
+                (SELECT string_agg(l::text, E'\\n') FROM leasehold.leases l) AS dump`,
+      );
+      const dump = rows[0]?.dump ?? '';
+      expect(dump.length).toBeGreaterThan(0);
+      expect(dump).not.toContain(secret);
+      expect(dump).not.toContain(Buffer.from(secret, 'utf8').toString('hex'));
+      expect(dump).not.toContain(Buffer.from(secret, 'utf8').toString('base64'));
+    }
 
     it('a renew is one statement with or without a key, and its replay is one statement too', async () => {
       const claim = await acquire(h);
@@ -120,7 +137,7 @@ function suite(kind: 'pglite' | 'postgres', open: (onQuery: (text: string) => vo
       expect(await h.exec(renew(h, claim), kept)).toMatchObject({ replayed: false });
     });
 
-    it('an acquire is one statement without a key; with one, three (its token stays sealed) and it replays the token', async () => {
+    it('an acquire is one statement with or without a key, and its replay answers the first token, kept sealed', async () => {
       const acquireOf = (key: string) => (ops: Operations) =>
         ops.claims.acquire({ credential: h.credential, spaceId: SPACE, key, scopeId: SCOPE, holder: 'w', holderSession: 's' });
       let plain!: ExecuteResult<Answer>;
@@ -130,10 +147,28 @@ function suite(kind: 'pglite' | 'postgres', open: (onQuery: (text: string) => vo
       expect(await h.exec(acquireOf(`a-${kind}-1`))).toMatchObject({ answer: { ok: false, code: 'claim_held' } });
       const idempotency = { key: `a-${kind}-2`, fingerprint: 'f' };
       let keyed!: ExecuteResult<Answer>;
-      expect(await h.sent(async () => (keyed = await h.exec(acquireOf(`a-${kind}-2`), { idempotency })))).toHaveLength(3);
-      const replay = await h.exec(acquireOf(`a-${kind}-2`), { idempotency });
+      expect(await h.sent(async () => (keyed = await h.exec(acquireOf(`a-${kind}-2`), { idempotency })))).toHaveLength(1);
+      let replay!: ExecuteResult<Answer>;
+      expect(await h.sent(async () => (replay = await h.exec(acquireOf(`a-${kind}-2`), { idempotency })))).toHaveLength(1);
       expect(replay).toEqual({ answer: keyed.answer, replayed: true });
-      expect((replay.answer as { value: Claim }).value.token).toMatch(/^lht_/);
+      const token = (replay.answer as { value: Claim }).value.token as string;
+      expect(token).toMatch(/^lht_/);
+      await expectNowhereInDatabase(token);
+      // The replayed token is the one that holds the key: it renews.
+      const claim = (keyed.answer as { value: Claim }).value;
+      expect(await h.exec(renew(h, claim))).toMatchObject({ answer: { ok: true, value: { claimId: claim.claimId } } });
+      // A waiting acquire under a key: queued, one statement, replayed with its token.
+      const queuedKey = { idempotency: { key: `a-${kind}-3`, fingerprint: 'f' } };
+      const waitFor = (ops: Operations) =>
+        ops.claims.acquire({ credential: h.credential, spaceId: SPACE, key: `a-${kind}-2`, scopeId: SCOPE, holder: 'v', holderSession: 's2', wait: true });
+      let queued!: ExecuteResult<Answer>;
+      expect(await h.sent(async () => (queued = await h.exec(waitFor, queuedKey)))).toHaveLength(1);
+      expect(queued.answer).toMatchObject({ ok: true, value: { status: 'queued' } });
+      expect(await h.exec(waitFor, queuedKey)).toEqual({ answer: queued.answer, replayed: true });
+      // A refused acquire under a key writes its record apart (a refusal keeps no outcome), and replays.
+      const heldKey = { idempotency: { key: `a-${kind}-4`, fingerprint: 'f' }, isStorable: () => true };
+      expect(await h.exec(acquireOf(`a-${kind}-2`), heldKey)).toMatchObject({ answer: { ok: false, code: 'claim_held' }, replayed: false });
+      expect(await h.exec(acquireOf(`a-${kind}-2`), heldKey)).toMatchObject({ answer: { ok: false, code: 'claim_held' }, replayed: true });
     });
 
     it('a release is one statement with or without a key, replays, and a second release answers the first', async () => {
@@ -161,9 +196,21 @@ function suite(kind: 'pglite' | 'postgres', open: (onQuery: (text: string) => vo
       let sent!: ExecuteResult<Answer>;
       expect(await h.sent(async () => (sent = await h.exec(send, sendKey)))).toHaveLength(1);
       expect(await h.exec(send, sendKey)).toEqual({ answer: sent.answer, replayed: true });
+      const receive = (ops: Operations) => ops.spools.receive({ credential: h.credential, spool, queue: 'q' });
+      const receiveKey = { idempotency: { key: `rcv-${kind}-1`, fingerprint: 'f' } };
       let got!: ExecuteResult<Answer>;
-      expect(await h.sent(async () => (got = await h.exec((ops) => ops.spools.receive({ credential: h.credential, spool, queue: 'q' }))))).toHaveLength(1);
+      expect(await h.sent(async () => (got = await h.exec(receive, receiveKey)))).toHaveLength(1);
+      let again!: ExecuteResult<Answer>;
+      expect(await h.sent(async () => (again = await h.exec(receive, receiveKey)))).toHaveLength(1);
+      expect(again).toEqual({ answer: got.answer, replayed: true });
       const lease = (got.answer as { value: { lease: string } }).value.lease;
+      expect(lease).toMatch(/^sl_/);
+      await expectNowhereInDatabase(lease);
+      // An empty queue's answer under a key is kept too: its replay stays empty after a send.
+      const emptyKey = { idempotency: { key: `rcv-${kind}-2`, fingerprint: 'f' } };
+      expect(await h.exec(receive, emptyKey)).toEqual({ answer: { ok: true, value: null }, replayed: false });
+      await h.exec(send);
+      expect(await h.exec(receive, emptyKey)).toEqual({ answer: { ok: true, value: null }, replayed: true });
       const ackKey = { idempotency: { key: `ack-${kind}-1`, fingerprint: 'f' } };
       const ack = (ops: Operations) => ops.spools.ack({ credential: h.credential, spool, lease });
       expect(await h.sent(() => h.exec(ack, ackKey))).toHaveLength(1);
@@ -185,9 +232,10 @@ function suite(kind: 'pglite' | 'postgres', open: (onQuery: (text: string) => vo
   });
 }
 
-suite('pglite', async (onQuery) =>
-  SqlStore.open(await createPgliteDriver({ onQuery }), { clock: 'manual', keys: KEYS, sweepIntervalMs: 0 }),
-);
+suite('pglite', async (onQuery) => {
+  const driver = await createPgliteDriver({ onQuery });
+  return { driver, store: await SqlStore.open(driver, { clock: 'manual', keys: KEYS, sweepIntervalMs: 0 }) };
+});
 
 let drop: (() => Promise<void>) | undefined;
 let url = '';
@@ -195,7 +243,8 @@ suite('postgres', async (onQuery) => {
   const db = await createTestDatabase();
   drop = db.drop;
   url = db.url;
-  return SqlStore.open(createPgDriver({ url, poolSize: 4, onQuery }), { clock: 'manual', keys: KEYS, sweepIntervalMs: 0 });
+  const driver = createPgDriver({ url, poolSize: 4, onQuery });
+  return { driver, store: await SqlStore.open(driver, { clock: 'manual', keys: KEYS, sweepIntervalMs: 0 }) };
 });
 
 describe('one round trip — two PostgreSQL processes', () => {

@@ -10,9 +10,12 @@ export interface SingleStatement {
   /** Its arguments before the four record arguments. */
   readonly args: readonly unknown[];
   /**
-   * Its answer carries a secret the database does not hold (an acquire's token): never stored as
-   * an outcome, so with an idempotency record it runs inside the unit's transaction and the
-   * sealed answer is stored with COMMIT; without a record it is still one statement.
+   * The secret its answer carries that the database does not hold (an acquire's or a receive's
+   * lease token; the database keeps its digest). The function then takes one more argument
+   * before the record's four: the secret sealed under the unit's record (`sealAnswer`), or NULL
+   * without a record; it keeps the sealed secret in the stored outcome (migration
+   * `0015-sealed-secrets`). The row the unit answers carries `secret`: this one, or on a replay
+   * the one the first call sealed.
    */
-  readonly secret?: boolean;
+  readonly secret?: string;
 }

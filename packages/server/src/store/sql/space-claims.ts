@@ -33,16 +33,16 @@ export function sqlSpaceClaims(unit: UnitContext): ClaimOperations {
       const accountId = params.credential.accountId;
       const claimId = newClaimId(random);
       const token = mintToken('lht_', claimId, random);
-      // One statement (`acquire_space_claim`); its answer carries the token, so it is never a stored outcome.
-      const row = await unit.single<{ refusal?: 'scope_cancelled' | 'claim_held'; claim?: ClaimRow }>({
-        fn: 'acquire_space_claim',
-        secret: true,
+      // One statement (`acquire_space_claim_sealed`): a replay answers the first call's token, which its record keeps sealed.
+      const row = await unit.single<{ refusal?: 'scope_cancelled' | 'claim_held'; claim?: ClaimRow; secret?: string }>({
+        fn: 'acquire_space_claim_sealed',
+        secret: token,
         args: [accountId, spaceId, key, sortKeyOf(key), scopeId, holder, holderSession, leaseSeconds, params.wait === true, claimId,
           digest(token), params.credential.credentialId],
       });
       if (row?.refusal === 'scope_cancelled') throw scopeCancelled();
       if (row?.refusal === 'claim_held') throw new EngineError('claim_held', 'The key is held by another claimant.', 'key');
-      return claimFromRow(row?.claim as ClaimRow, token);
+      return claimFromRow(row?.claim as ClaimRow, row?.secret ?? token);
     },
 
     async get(params) {

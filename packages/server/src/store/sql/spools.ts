@@ -179,10 +179,10 @@ export function sqlSpools(unit: UnitContext): SpoolOperations {
       const spool = await namedQueue(params.credential, params.spool, params.queue);
       const claimId = newClaimId(random);
       const token = mintToken('sl_', claimId, random);
-      // One statement (`receive_message`); its answer carries the lease token, so it is never a stored outcome.
-      const row = await unit.single<QueueRow & { message?: MessageRow; now?: number; timeout?: number | null }>({
-        fn: 'receive_message',
-        secret: true,
+      // One statement (`receive_message_sealed`): a replay answers the first call's lease token, which its record keeps sealed.
+      const row = await unit.single<QueueRow & { message?: MessageRow; now?: number; timeout?: number | null; secret?: string }>({
+        fn: 'receive_message_sealed',
+        secret: token,
         args: [params.credential.accountId, spool, params.queue, claimId, digest(token), params.credential.credentialId,
           params.holderSession ?? null],
       });
@@ -190,7 +190,7 @@ export function sqlSpools(unit: UnitContext): SpoolOperations {
       if (row?.result === 'empty') return null;
       const timeout = row?.timeout ?? null;
       const expiresAt = timeout === null ? null : (row?.now as number) + timeout * 1000;
-      return { message: messageView(row?.message as MessageRow), lease: token, expiresAt, leaseSeconds: timeout };
+      return { message: messageView(row?.message as MessageRow), lease: row?.secret ?? token, expiresAt, leaseSeconds: timeout };
     },
 
     async renew(params) {

@@ -84,19 +84,23 @@ export class OperationUnit<A> implements SqlSession {
     return (this.#tx as SqlTransaction).query<T>(text, params);
   }
 
-  /** Run a one-statement operation: its row (or a replayed one), `undefined` when it answered none. */
+  /**
+   * Run a one-statement operation: its row (or a replayed one), `undefined` when it answered none.
+   * A call with a `secret` answers it in the row as `secret` (on a replay, the sealed one opened).
+   */
   async single<T>(call: SingleStatement): Promise<T | undefined> {
     this.#stopIfDecided();
-    if (this.#state === 'idle' && this.request.beforeCommit === undefined && (this.record === undefined || call.secret !== true)) {
+    if (this.#state === 'idle' && this.request.beforeCommit === undefined) {
       this.#state = 'single';
       const r = this.record;
       // PGlite is one session, and its store excludes a key's second unit itself (the local set).
       const lock = this.driver.kind === 'pglite' ? null : (r?.lock ?? null);
-      const params = [...call.args, r?.hash ?? null, lock, r?.fingerprint ?? null, r === undefined ? null : IDEMPOTENCY_TTL_MS];
+      const sealed = call.secret === undefined ? [] : [r === undefined ? null : sealAnswer(r.credentialId, r.key, call.secret)];
+      const params = [...call.args, ...sealed, r?.hash ?? null, lock, r?.fingerprint ?? null, r === undefined ? null : IDEMPOTENCY_TTL_MS];
       const row = one((await this.driver.query<SingleRow>(singleText(call, params.length), params)).rows);
       if (row.verdict === 'ran') {
         this.#storedBySingle = row.stored === true;
-        return outcomeRow<T>(call, row.outcome);
+        return this.#outcomeRow<T>(call, row.outcome, false);
       }
       const record = this.record as UnitRecord;
       if (row.verdict === 'in_flight') this.#verdict = { refuse: inFlight() };
@@ -111,12 +115,28 @@ export class OperationUnit<A> implements SqlSession {
       const stored = this.#pendingOutcome;
       this.#pendingOutcome = undefined;
       this.#replayed = true;
-      return outcomeRow<T>(call, stored);
+      return this.#outcomeRow<T>(call, stored, true);
     }
     if (this.#state !== 'tx') throw new Error('A one-statement operation sent a second statement.');
-    const params = [...call.args, null, null, null, null];
+    // Inside the unit's transaction the record travels with COMMIT: the function gets none.
+    const params = [...call.args, ...(call.secret === undefined ? [] : [null]), null, null, null, null];
     const row = one((await (this.#tx as SqlTransaction).query<SingleRow>(singleText(call, params.length), params)).rows);
-    return outcomeRow<T>(call, row.outcome);
+    return this.#outcomeRow<T>(call, row.outcome, false);
+  }
+
+  /** The row of a function's outcome; with the call's secret, or on a replay the first call's, opened. */
+  #outcomeRow<T>(call: SingleStatement, outcome: string | null, replayed: boolean): T | undefined {
+    if (outcome === null) return undefined;
+    const parsed = JSON.parse(outcome) as { fn: string; row: T | null; sealed?: string | null };
+    if (parsed.fn !== call.fn) throw new Error(`A stored outcome of ${parsed.fn} cannot answer ${call.fn}.`);
+    const row = parsed.row ?? undefined;
+    if (call.secret === undefined || row === undefined) return row;
+    const record = this.record;
+    const secret =
+      !replayed || typeof parsed.sealed !== 'string' || record === undefined
+        ? call.secret
+        : openAnswer<string>(record.credentialId, record.key, Buffer.from(parsed.sealed, 'base64'));
+    return { ...row, secret };
   }
 
   /** Finish the unit with the operation's outcome (see `Store.execute`). */
@@ -256,13 +276,6 @@ function singleText(call: SingleStatement, count: number): string {
     singleTexts.set(id, text);
   }
   return text;
-}
-
-function outcomeRow<T>(call: SingleStatement, outcome: string | null): T | undefined {
-  if (outcome === null) return undefined;
-  const parsed = JSON.parse(outcome) as { fn: string; row: T | null };
-  if (parsed.fn !== call.fn) throw new Error(`A stored outcome of ${parsed.fn} cannot answer ${call.fn}.`);
-  return parsed.row ?? undefined;
 }
 
 /** `idempotency_in_flight`: another request under the key is running. */
