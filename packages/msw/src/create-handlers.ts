@@ -1,5 +1,6 @@
 import type { LeaseholdServer } from '@leasehold/server/portable';
-import { http, type HttpHandler } from 'msw';
+import type { HttpHandler } from 'msw';
+import { http } from 'msw/core/http';
 import { answerFetch } from './answer-fetch.js';
 import { baseUrlPattern, parseBaseUrl } from './base-url.js';
 import { resolveServer, type ServerOrOptions } from './mock-server.js';

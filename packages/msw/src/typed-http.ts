@@ -1,4 +1,5 @@
-import { http, type DefaultBodyType, type HttpHandler, type HttpResponseResolver, type RequestHandlerOptions } from 'msw';
+import type { DefaultBodyType, HttpHandler, HttpResponseResolver, RequestHandlerOptions } from 'msw';
+import { http } from 'msw/core/http';
 import { parseBaseUrl } from './base-url.js';
 import type { paths } from '@leasehold/protocol';
 
