@@ -40,9 +40,9 @@ module.exports = {
     {
       name: 'app-never-imports-adapters',
       severity: 'error',
-      comment: 'The app (LeaseholdServer, its controls, the store) never imports an adapter (node:http, CLI).',
-      from: { path: `${server}(leasehold-server|control/|store/|index)` },
-      to: { path: `${server}adapters/(cli|node-http)/(main|args|docs-html|incoming-message|client-error)` },
+      comment: 'The app (LeaseholdServer, its engine, HTTP layer, controls, store and metrics, the portable and browser entries) never imports an adapter (node:http, CLI, the turn batch); index.ts, the Node entry, composes them.',
+      from: { path: `${server}(leasehold-server|portable|browser|engine/|http/|control/|store/|metrics/|generated/)`, pathNot: '\\.test\\.ts$' },
+      to: { path: `${server}adapters/` },
     },
     {
       name: 'store-never-imports-http',

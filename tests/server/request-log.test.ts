@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRequestLog } from '../../packages/server/src/logging/request-log.js';
+import { createRequestLog } from '../../packages/server/src/adapters/cli/request-log.js';
 import { ADMIN, expectStatus, startServer, stopServers } from '../support/leasehold-harness.js';
 
 afterEach(stopServers);

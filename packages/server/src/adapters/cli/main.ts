@@ -1,6 +1,6 @@
 import { DEFAULT_KEYS, type KeyConfig } from '../../engine/index.js';
 import { createLeaseholdServer } from '../../leasehold-server.js';
-import { createRequestLog } from '../../logging/request-log.js';
+import { createRequestLog } from './request-log.js';
 import { ServerMetrics } from '../../metrics/server-metrics.js';
 // Not through store/index.js, which re-exports the SQL store: the SQL store and its drivers load
 // only when `openStore` opens one (a memory-store server never loads pg or PGlite).

@@ -1,8 +1,8 @@
 import { pino, type DestinationStream, type Level, type Logger } from 'pino';
-import type { StoredAnswer } from '../http/answer.js';
-import type { RequestContext } from '../http/context.js';
-import type { RequestObserver } from '../http/observer.js';
-import { TurnBatch } from '../adapters/turn-batch.js';
+import type { StoredAnswer } from '../../http/answer.js';
+import type { RequestContext } from '../../http/context.js';
+import type { RequestObserver } from '../../http/observer.js';
+import { TurnBatch } from '../turn-batch.js';
 
 /** How the request log is written. */
 export interface RequestLogOptions {
