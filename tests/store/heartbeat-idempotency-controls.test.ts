@@ -92,6 +92,7 @@ describeStores(
       // (which would be refused, key `i` being held).
       const replay = await w.run(acquireI, { idempotency });
       expect(replay).toEqual(first);
+
       expect((replay as { value: Claim }).value.token).toMatch(/^lht_/);
       await expect(
         w.run((ops) => ops.tasks.create({ credential: w.admin, title: 'x' }), { idempotency: { ...idempotency, fingerprint: 'other' } }),

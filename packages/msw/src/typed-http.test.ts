@@ -1,4 +1,4 @@
-import { HttpResponse } from 'msw';
+import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { createLeaseholdHandlers } from './create-handlers.js';
@@ -113,6 +113,21 @@ describe('typed overrides over the stateful handlers', () => {
     expect(answer.status).toBe(503);
     expect(answer.headers.get('retry-after')).toBe('2');
     expect(answer.body.type).toBe('unavailable_error');
+  });
+
+  it('leaseholdError is a Fetch Response with the JSON envelope, its length and the given headers, through a plain msw override too', async () => {
+    const direct = leaseholdError(429, { code: 'rate_limited', message: 'slow — down', retryAfterSeconds: 3, headers: { 'X-Extra': '1' } });
+    expect(direct).toBeInstanceOf(Response);
+    expect(direct.status).toBe(429);
+    expect(direct.headers.get('content-type')).toBe('application/json');
+    const text = await direct.clone().text();
+    expect(direct.headers.get('content-length')).toBe(String(new TextEncoder().encode(text).byteLength));
+    expect(JSON.parse(text)).toMatchObject({ code: 'rate_limited', error: { code: 'rate_limited', message: 'slow — down' } });
+    expect([direct.headers.get('retry-after'), direct.headers.get('x-extra')]).toEqual(['3', '1']);
+    mswServer.use(http.post('*/v1/claims/heartbeat', () => leaseholdError(409, { code: 'claim_held' })));
+    const answer = await heartbeat(base);
+    expect(answer.status).toBe(409);
+    expect(answer.body).toMatchObject({ code: 'claim_held', request_id: answer.headers.get('request-id') });
   });
 
   it('refuses a base URL MSW would read as a pattern', () => {
