@@ -1,6 +1,6 @@
 /**
  * `pnpm bench` — runs the benchmarks, prints the table, writes `bench/results/latest.json`.
- *   --only <name>[,<name>]   client, throughput, heartbeat, engine, mocked, sql, sweep, replicas, startup, pg-heartbeat, python, alternatives, scale-out
+ *   --only <name>[,<name>]   client, throughput, heartbeat, engine, mocked, sql, sweep, replicas, startup, pg-heartbeat, python, alternatives, scale-out, ha
  *   --quick                  tiny sizes, one round (the smoke test)
  *   --rounds <n>             rounds per comparison (default 5)
  *   --out <file>             where to write the JSON (default bench/results/latest.json)
@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { alternatives } from './alternatives.js';
 import { clientOverhead } from './client-overhead.js';
 import { engineScale } from './engine-scale.js';
+import { haPair } from './ha.js';
 import { batchHeartbeat } from './heartbeat.js';
 import { renderTable } from './lib/table.js';
 import type { BenchContext, Benchmark, BenchReport, ResultsFile } from './lib/types.js';
@@ -27,7 +28,7 @@ import { sqlStore } from './sql-store.js';
 import { sqlSweep } from './sql-sweep.js';
 import { startup } from './startup.js';
 
-const BENCHMARKS: readonly Benchmark[] = [clientOverhead, serverThroughput, batchHeartbeat, engineScale, mockedSpeed, sqlStore, sqlSweep, sqlReplicas, startup, pgHeartbeat, pythonSdk, alternatives, scaleOut];
+const BENCHMARKS: readonly Benchmark[] = [clientOverhead, serverThroughput, batchHeartbeat, engineScale, mockedSpeed, sqlStore, sqlSweep, sqlReplicas, startup, pgHeartbeat, pythonSdk, alternatives, scaleOut, haPair];
 
 const here = dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2).filter((a) => a !== '--');
