@@ -154,8 +154,10 @@ describe('Leasehold on a Patroni pair behind HAProxy', () => {
 
   it('asynchronous replication, for comparison: a lagging standby promoted loses acknowledged grants', async () => {
     const ha = (cluster = await startHaCluster({ synchronous: false }));
-    // The fleet stops after 50 s and audits what it got done: after this failover it cannot finish.
-    const { demo: fleet, probe: writes } = await startFleet(ha.storeUrl, ['--timeout', '50']);
+    // The fleet stops after 90 s (it needs ~60 with the failover) and audits what it got done: work
+    // the promoted standby never had may never finish.
+    const { demo: fleet, probe: writes } = await startFleet(ha.storeUrl, ['--timeout', '90']);
+    await fleet.doneAtLeast(1, 120_000); // a progress line: the total is known from here
     await fleet.doneAtLeast(Math.ceil(fleet.progress().total * 0.15), 120_000);
     const leader = await ha.leader();
     const standby = ha.nodes.find((n) => n.name !== leader)!.name;
@@ -186,7 +188,7 @@ describe('Leasehold on a Patroni pair behind HAProxy', () => {
     console.log(
       `HA failover (asynchronous): ${acknowledgedWhileBehind} probe grants acknowledged while the standby lagged; after promotion ` +
         `${readBack.missing.length} of ${readBack.acknowledged} acknowledged grants missing, ${fencesAgain} fence numbers handed out a second time; fleet: ${twice} items done twice, ` +
-        `${reusedFences} fences seen from two holders, ${notDone} of ${fleet.progress().total} items not done in its 50 s, demo exit ${code}; service gap ${writes.gapAfter(at)} ms\n${audit}`,
+        `${reusedFences} fences seen from two holders, ${notDone} of ${fleet.progress().total} items not done in its 90 s, demo exit ${code}; service gap ${writes.gapAfter(at)} ms\n${audit}`,
     );
     expect(acknowledgedWhileBehind).toBeGreaterThan(0);
     expect(readBack.missing.length, 'acknowledged grants the promoted standby never had').toBeGreaterThan(0);
