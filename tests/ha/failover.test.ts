@@ -28,8 +28,8 @@ import { killTree } from '../support/process-tree.js';
 import { startWriteProbe, type WriteProbe } from '../support/write-probe.js';
 
 const API_KEY = 'lh_test_admin';
-// Long enough (~45 s of work at the demo's fixed work times) to outlast two failovers and a rejoin.
-const FLEET = ['--replicas', '3', '--workers', '2', '--tasks', '120', '--messages', '200', '--keys', '20', '--no-faults', '--timeout', '180'];
+// Long enough (~50 s of work at the demo's fixed work times) to outlast two failovers and a rejoin.
+const FLEET = ['--replicas', '3', '--workers', '2', '--tasks', '150', '--messages', '200', '--keys', '20', '--no-faults', '--timeout', '180'];
 
 let cluster: HaCluster | undefined;
 let demo: DemoProcess | undefined;
@@ -133,7 +133,7 @@ describe('Leasehold on a Patroni pair behind HAProxy', () => {
     const readBack = await readBackThroughNewServer(ha, writes);
     const audit = auditOf(fleet.output());
     expect(code, fleet.output()).toBe(0);
-    expect(audit).toMatch(/tasks \(lh\.tasks\.work\)\s+120\/120 once, 0 twice, 0 not done/);
+    expect(audit).toMatch(/tasks \(lh\.tasks\.work\)\s+150\/150 once, 0 twice, 0 not done/);
     expect(audit).toMatch(/messages \(consume\)\s+200\/200 once, 0 twice, 0 not done/);
     expect(audit).toMatch(/keys \(claim\.run\)\s+20\/20 once, 0 twice, 0 not done/);
     expect(audit).toContain('fences strictly increasing: yes');

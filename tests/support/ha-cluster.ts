@@ -89,11 +89,13 @@ export async function startHaCluster(options: { synchronous?: boolean } = {}): P
   const bin = postgresBinDir();
   const root = mkdtempSync(join(tmpdir(), 'leasehold-ha-'));
   chmodSync(root, 0o755);
-  const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());
-  const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim());
+  // PostgreSQL refuses to run as root: as root, Patroni (and so PostgreSQL) runs as `postgres`.
+  const asRoot = process.getuid?.() === 0;
+  const uid = asRoot ? Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim()) : undefined;
+  const gid = asRoot ? Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim()) : undefined;
   const own = (dir: string) => {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    chownSync(dir, uid, gid);
+    if (uid !== undefined && gid !== undefined) chownSync(dir, uid, gid);
   };
   own(join(root, 'run'));
   const children: { name: string; child: ChildProcess; output: string[] }[] = [];
@@ -152,7 +154,8 @@ export async function startHaCluster(options: { synchronous?: boolean } = {}): P
   const patronis = new Map<string, ChildProcess>();
   const startNode = (name: string) => {
     const node = nodes.find((n) => n.name === name)!;
-    patronis.set(name, launch(name, 'runuser', ['-u', 'postgres', '--', '/usr/bin/patroni', configPath], envOf(node)));
+    const [command, args] = asRoot ? ['runuser', ['-u', 'postgres', '--', '/usr/bin/patroni', configPath]] : ['/usr/bin/patroni', [configPath]];
+    patronis.set(name, launch(name, command as string, args as string[], envOf(node)));
   };
 
   let stopped = false;
