@@ -111,6 +111,7 @@ async function databaseActivity(ha: HaCluster): Promise<string> {
   }
 }
 
+/** The demo's audit: everything from its summary's heading on. */
 function auditOf(output: string): string {
   return output.slice(output.indexOf('Leasehold demo —'));
 }
@@ -140,7 +141,8 @@ describe('Leasehold on a Patroni pair behind HAProxy', () => {
     expect(audit).toContain('Unexpected errors: none');
     expect(audit).toContain('OK: nothing was done twice and nothing was lost.');
 
-    const statuses = new Set(writes.answers.map((a) => a.status));
+    // Answers while the fleet ran (up to its last progress line): once it takes its servers down, nginx's 502s are not the failover's.
+    const statuses = new Set(writes.answers.filter((a) => a.atMs <= fleet.lastProgressAt()).map((a) => a.status));
     expect([...statuses].filter((s) => s >= 500 && s !== 503), 'answers other than 201 or a 503 outage').toEqual([]);
     expect(readBack.missing, 'acknowledged grants missing after the failovers').toEqual([]);
     expect(readBack.acknowledged).toBeGreaterThan(0);

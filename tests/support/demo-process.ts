@@ -12,6 +12,8 @@ export interface DemoProcess {
   url(): Promise<string>;
   /** Items done so far (tasks + messages + keys) and in all, from the last progress line. */
   progress(): { done: number; total: number };
+  /** When its last progress line arrived (epoch ms; 0 before the first): it was still working then. */
+  lastProgressAt(): number;
   /** Resolves once `done ≥ count` (throws if the demo exits first or after `timeoutMs`). */
   doneAtLeast(count: number, timeoutMs: number): Promise<void>;
   /** Everything it printed, stdout and stderr. */
@@ -28,11 +30,18 @@ export function spawnDemo(args: readonly string[]): DemoProcess {
   let text = '';
   let done = 0;
   let total = 0;
+  let lastProgressAt = 0;
+  let progressLines = 0;
   let exitCode: number | null | undefined;
   const collect = (chunk: Buffer) => {
     text += chunk.toString('utf8');
-    const lines = [...text.matchAll(/^progress: (.*)$/gm)];
+    // Complete lines only: a chunk can end inside one.
+    const lines = [...text.slice(0, text.lastIndexOf('\n') + 1).matchAll(/^progress: (.*)$/gm)];
     const last = lines.at(-1)?.[1];
+    if (lines.length > progressLines) {
+      progressLines = lines.length;
+      lastProgressAt = Date.now();
+    }
     if (last !== undefined) {
       const counts = [...last.matchAll(/(\d+)\/(\d+)/g)].map((m) => [Number(m[1]), Number(m[2])] as const);
       done = counts.reduce((sum, [d]) => sum + d, 0);
@@ -56,6 +65,7 @@ export function spawnDemo(args: readonly string[]): DemoProcess {
       return /behind nginx at (http:\S+)/.exec(text)![1]!;
     },
     progress: () => ({ done, total }),
+    lastProgressAt: () => lastProgressAt,
     doneAtLeast: (count, timeoutMs) => until(`${count} items done`, () => done >= count, timeoutMs),
     output: () => text,
     exited,

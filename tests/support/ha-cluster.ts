@@ -50,10 +50,6 @@ export interface HaCluster {
   killPostgres(name: string): void;
   /** SIGKILLs the whole node: Patroni and its PostgreSQL, as a machine that dies. */
   killNode(name: string): void;
-  /** Starts a killed node's Patroni again (it rejoins, pg_rewind-ing when it must). */
-  startNode(name: string): void;
-  /** Changes the cluster's dynamic configuration (Patroni's `PATCH /config`). */
-  patchConfig(change: Record<string, unknown>): Promise<void>;
   /** The node's PostgreSQL processes whose title starts with `postgres: <title>` (e.g. `walreceiver`). */
   processesOf(name: string, title: string): number[];
   /** What each process wrote, for a failure message. */
@@ -129,6 +125,7 @@ export async function startHaCluster(options: { synchronous?: boolean } = {}): P
     .replace(/^( *synchronous_mode: )true$/m, `$1${options.synchronous === false ? 'false' : 'true'}`)
     // Asynchronous on purpose (the measurement of what it loses): let Patroni promote however far behind.
     .replace(/^( *maximum_lag_on_failover: )\d+$/m, (line, head: string) => (options.synchronous === false ? `${head}1099511627776` : line));
+  if (options.synchronous === false && !/^ *synchronous_mode: false$/m.test(config)) throw new Error('deploy/ha/patroni.yml: no `synchronous_mode: true` line to turn off');
   const configPath = join(root, 'patroni.yml');
   writeFileSync(configPath, config);
   chmodSync(configPath, 0o644);
@@ -227,15 +224,6 @@ export async function startHaCluster(options: { synchronous?: boolean } = {}): P
         const node = nodes.find((n) => n.name === name)!;
         const patroni = patronis.get(name);
         killTree([...(patroni?.pid === undefined ? [] : [patroni.pid]), ...postgresProcesses(node.dataDir)]);
-      },
-      startNode,
-      patchConfig: async (change) => {
-        const node = nodes.find((n) => n.name === 'node1')!;
-        for (const candidate of [node, ...nodes]) {
-          const response = await fetch(`http://127.0.0.1:${candidate.apiPort}/config`, { method: 'PATCH', body: JSON.stringify(change) }).catch(() => undefined);
-          if (response?.ok) return;
-        }
-        throw new Error('HA cluster: no node took the configuration change');
       },
       processesOf: (name, title) => postgresProcesses(nodes.find((n) => n.name === name)!.dataDir, title),
       logs,
