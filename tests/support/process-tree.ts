@@ -61,6 +61,14 @@ export function postgresProcesses(dataDir: string, title?: string): number[] {
   } catch {
     return [];
   }
+  // A postmaster.pid a SIGKILL left behind may name a pid reused since by another process.
+  let command = '';
+  try {
+    command = readFileSync(`/proc/${postmaster}/cmdline`, 'utf8');
+  } catch {
+    return [];
+  }
+  if (!command.split('\0')[0]!.endsWith('postgres')) return [];
   const all = withDescendants([postmaster]);
   if (title === undefined) return all;
   return all.filter((pid) => {
