@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './tests/support/slow-first-sequencer.js';
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -53,6 +54,8 @@ export default defineConfig({
     // CI also writes a JSON report, from which scripts/test.sh prints a 'N passed, N failed' line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'tmp/vitest-results.json' }]] : ['default'],
     pool: 'threads',
+    // The longest suites start first, whatever their project (tests/support/slow-first-sequencer.ts).
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       {
         extends: true,
