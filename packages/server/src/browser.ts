@@ -5,3 +5,5 @@
  * PostgreSQL and PGlite stores, metrics) is in the Node entry only.
  */
 export * from './portable.js';
+/** The bundled OpenAPI document the reference server implements (both entries; not in portable.ts, see there). */
+export { openapiDocument } from './generated/openapi-document.js';

@@ -3,6 +3,8 @@
  * `listen` over `node:http`, keys files, the PostgreSQL and PGlite stores, Prometheus metrics.
  */
 export * from './portable.js';
+/** The bundled OpenAPI document the reference server implements (both entries; not in portable.ts, see there). */
+export { openapiDocument } from './generated/openapi-document.js';
 /** Prometheus metrics of a server (its own registry; docs/operating.md names them). */
 export { ServerMetrics, type ServerMetricsOptions } from './metrics/server-metrics.js';
 /** What sees every answer of a server (metrics, request logs). */

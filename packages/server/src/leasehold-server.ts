@@ -131,7 +131,7 @@ export class LeaseholdServer<S extends Store = MemoryStore> {
       observer: observeAll([this.metrics === undefined ? undefined : metricsObserver(this.metrics), options.observer]),
       staticRoutes: {
         ...operationalRoutes({ store: this.store, draining: () => this.#draining, metrics: this.metrics, readinessTimeoutMs: options.readinessTimeoutMs }),
-        '/openapi.json': ({ apiBaseUrl }) => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: servedSpec(apiBaseUrl) }),
+        '/openapi.json': async ({ apiBaseUrl }) => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: await servedSpec(apiBaseUrl) }),
         '/': ({ mount }) => landingPage(mount, landingLinks),
         '/console': consoleAnswer,
         ...(docs === undefined ? {} : {

@@ -34,5 +34,6 @@ export {
 export { DEFAULT_BASE_PATHS } from '@leasehold/protocol';
 /** Clocks and the key configuration type. */
 export { ManualClock, RealClock, DEFAULT_KEYS, type Clock, type KeyConfig } from './engine/index.js';
-/** The bundled OpenAPI document the reference server implements. */
-export { openapiDocument } from './generated/openapi-document.js';
+// The bundled OpenAPI document (`openapiDocument`) is exported by both entries themselves, not
+// from here: `@leasehold/msw` bundles this list, and a re-export here made its bundle load the
+// ~280 KB document at import (the server loads it on the first `/openapi.json` request).

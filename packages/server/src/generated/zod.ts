@@ -4,6 +4,12 @@
 import * as z from 'zod';
 import { hasCodePointLength } from '@leasehold/protocol';
 
+/** A schema built on its first use, then the same one (scripts/gen.mjs, lazySchemas). */
+function lazy<T>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => (built ??= build());
+}
+
 /**
  * Ttl
  *
@@ -19,11 +25,11 @@ import { hasCodePointLength } from '@leasehold/protocol';
  * renewed (leave `ttl` out instead to renew each for its own term).
  *
  */
-export const zTtl = z.union([
+export const zTtl = lazy(() => z.union([
     z.number(),
     z.string().regex(/^[0-9]{1,9}(\.[0-9]{1,3})?$/),
     z.string().regex(/^(([0-9]{1,9}(\.[0-9]{1,3})?(ms|s|m|h))+|PT(?=[0-9])([0-9]{1,9}(\.[0-9]{1,3})?H)?([0-9]{1,9}(\.[0-9]{1,3})?M)?([0-9]{1,9}(\.[0-9]{1,3})?S)?)$/)
-]).nullable();
+]).nullable());
 
 /**
  * The holder's latest progress report, as sent with the last heartbeat that touched the lease
@@ -31,18 +37,18 @@ export const zTtl = z.union([
  * one is sent.
  *
  */
-export const zDetails = z.record(z.string(), z.unknown());
+export const zDetails = lazy(() => z.record(z.string(), z.unknown()));
 
 /**
  * HeartbeatRequest
  */
-export const zHeartbeatRequest = z.object({
-    ttl: zTtl.optional(),
+export const zHeartbeatRequest = lazy(() => z.object({
+    ttl: zTtl().optional(),
     claimId: z.string().optional(),
     claimIds: z.array(z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' })).max(10000).optional(),
     holderSession: z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }).optional(),
-    details: zDetails.optional()
-});
+    details: zDetails().optional()
+}));
 
 /**
  * The broad class of an error; each type belongs to one HTTP status family.
@@ -50,7 +56,7 @@ export const zHeartbeatRequest = z.object({
  * (`x-type-by-status`) is what the reference server answers with, generated from here.
  *
  */
-export const zErrorType = z.enum([
+export const zErrorType = lazy(() => z.enum([
     'invalid_request_error',
     'authentication_error',
     'payment_required_error',
@@ -62,7 +68,7 @@ export const zErrorType = z.enum([
     'rate_limit_error',
     'api_error',
     'unavailable_error'
-]);
+]));
 
 /**
  * ErrorCode
@@ -74,7 +80,7 @@ export const zErrorType = z.enum([
  * the API key is blocked.
  *
  */
-export const zErrorCode = z.enum([
+export const zErrorCode = lazy(() => z.enum([
     'invalid_json',
     'json_too_deep',
     'invalid_request',
@@ -119,16 +125,16 @@ export const zErrorCode = z.enum([
     'rate_limited',
     'internal_error',
     'service_unavailable'
-]);
+]));
 
 /**
  * One problem found in a request; validation failures list one per offending field.
  */
-export const zErrorDetail = z.object({
+export const zErrorDetail = lazy(() => z.object({
     code: z.string().optional(),
     message: z.string(),
     param: z.string().optional()
-});
+}));
 
 /**
  * ErrorEnvelope
@@ -148,21 +154,21 @@ export const zErrorDetail = z.object({
  * catalogue. A wait is never repeated in the body: read `Retry-After`.
  *
  */
-export const zErrorEnvelope = z.object({
-    type: zErrorType,
-    code: zErrorCode.optional(),
+export const zErrorEnvelope = lazy(() => z.object({
+    type: zErrorType(),
+    code: zErrorCode().optional(),
     param: z.string().optional(),
     message: z.string(),
     doc_url: z.url().optional(),
     request_id: z.string().optional(),
-    errors: z.array(zErrorDetail).min(2).optional(),
-    kind: zErrorCode.optional(),
+    errors: z.array(zErrorDetail()).min(2).optional(),
+    kind: zErrorCode().optional(),
     error: z.object({
-        code: zErrorCode.optional(),
+        code: zErrorCode().optional(),
         message: z.string(),
         requestId: z.string()
     })
-});
+}));
 
 /**
  * The state of a lease. `held`: the caller holds it until `expiresAt`. `queued`: the caller is
@@ -170,37 +176,37 @@ export const zErrorEnvelope = z.object({
  * cancelled, or it was otherwise taken away; work guarded by it must stop.
  *
  */
-export const zLeaseStatus = z.enum([
+export const zLeaseStatus = lazy(() => z.enum([
     'held',
     'queued',
     'lost'
-]);
+]));
 
 /**
  * A point in time as milliseconds since the Unix epoch, judged by the server clock.
  */
-export const zEpochMillis = z.int().gte(0).lte(9007199254740991);
+export const zEpochMillis = lazy(() => z.int().gte(0).lte(9007199254740991));
 
 /**
  * HeartbeatResult
  *
  * One ack per lease touched, plus one `lost` entry for each lease lost since the last report.
  */
-export const zHeartbeatResult = z.object({
+export const zHeartbeatResult = lazy(() => z.object({
     claimId: z.string(),
-    status: zLeaseStatus,
-    expiresAt: zEpochMillis.optional(),
+    status: zLeaseStatus(),
+    expiresAt: zEpochMillis().optional(),
     position: z.int().gte(1).optional(),
     queueDepth: z.int().gte(0).optional()
-});
+}));
 
 /**
  * HeartbeatResponse
  */
-export const zHeartbeatResponse = z.object({
+export const zHeartbeatResponse = lazy(() => z.object({
     object: z.literal('list'),
-    results: z.array(zHeartbeatResult)
-});
+    results: z.array(zHeartbeatResult())
+}));
 
 /**
  * A named key inside a space, 1–512 characters (Unicode code points). Keys may contain `/`; in
@@ -217,7 +223,7 @@ export const zHeartbeatResponse = z.object({
  * `COLLATE "C"`).
  *
  */
-export const zClaimKey = z.string().refine((s) => hasCodePointLength(s, 1, 512), { message: 'must be 1 to 512 characters (Unicode code points)' }).regex(/^(?!\.{1,2}$)/);
+export const zClaimKey = lazy(() => z.string().refine((s) => hasCodePointLength(s, 1, 512), { message: 'must be 1 to 512 characters (Unicode code points)' }).regex(/^(?!\.{1,2}$)/));
 
 /**
  * The fencing token of a grant. It strictly increases each time the guarded resource is granted
@@ -228,27 +234,27 @@ export const zClaimKey = z.string().refine((s) => hasCodePointLength(s, 1, 512),
  * accounts' activity, and compare only between grants of the same account's resources.
  *
  */
-export const zFence = z.int().gte(1).lte(9007199254740991);
+export const zFence = lazy(() => z.int().gte(1).lte(9007199254740991));
 
 /**
  * Lease duration in whole seconds, 5–600.
  */
-export const zLeaseSeconds = z.int().gte(5).lte(600).default(30);
+export const zLeaseSeconds = lazy(() => z.int().gte(5).lte(600).default(30));
 
 /**
  * Any JSON value the releasing holder wants to leave on the released row (for example what it found or how far it got), nested at most 63 levels deep (deeper is 400 `json_too_deep`, and nothing is released).
  */
-export const zObservation = z.unknown();
+export const zObservation = lazy(() => z.unknown());
 
 /**
  * The most recent release of this key, so the next holder can read what the previous one left.
  */
-export const zPreviousRelease = z.object({
+export const zPreviousRelease = lazy(() => z.object({
     claimId: z.string(),
     holder: z.string(),
-    releasedAt: zEpochMillis,
-    observation: zObservation
-});
+    releasedAt: zEpochMillis(),
+    observation: zObservation()
+}));
 
 /**
  * Claim
@@ -257,110 +263,110 @@ export const zPreviousRelease = z.object({
  * (and only it) also carries the secret `token`.
  *
  */
-export const zClaim = z.object({
+export const zClaim = lazy(() => z.object({
     object: z.literal('claim'),
     claimId: z.string().regex(/^clm_[A-Za-z0-9]+$/),
     spaceId: z.uuid(),
-    key: zClaimKey,
+    key: zClaimKey(),
     scopeId: z.uuid(),
     holder: z.string(),
     holderSession: z.string(),
-    status: zLeaseStatus,
-    fence: zFence.nullable(),
-    leaseSeconds: zLeaseSeconds,
-    expiresAt: zEpochMillis,
-    acquiredAt: zEpochMillis.nullable(),
+    status: zLeaseStatus(),
+    fence: zFence().nullable(),
+    leaseSeconds: zLeaseSeconds(),
+    expiresAt: zEpochMillis(),
+    acquiredAt: zEpochMillis().nullable(),
     position: z.int().gte(1).optional(),
     queueDepth: z.int().gte(0),
-    details: zDetails.nullable(),
-    previousRelease: zPreviousRelease.nullish(),
+    details: zDetails().nullable(),
+    previousRelease: zPreviousRelease().nullish(),
     token: z.string().regex(/^lht_[A-Za-z0-9_-]{16,256}$/).optional()
-});
+}));
 
 /**
  * ClaimList
  *
  * One page of held claims in key order.
  */
-export const zClaimList = z.object({
+export const zClaimList = lazy(() => z.object({
     object: z.literal('list'),
-    data: z.array(zClaim),
+    data: z.array(zClaim()),
     nextCursor: z.string().nullable()
-});
+}));
 
 /**
  * AcquireClaimRequest
  */
-export const zAcquireClaimRequest = z.object({
-    key: zClaimKey,
+export const zAcquireClaimRequest = lazy(() => z.object({
+    key: zClaimKey(),
     scopeId: z.uuid(),
     holder: z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
     holderSession: z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
-    leaseSeconds: zLeaseSeconds.optional(),
+    leaseSeconds: zLeaseSeconds().optional(),
     wait: z.boolean().optional().default(false)
-});
+}));
 
 /**
  * RenewClaimRequest
  */
-export const zRenewClaimRequest = z.object({
+export const zRenewClaimRequest = lazy(() => z.object({
     token: z.string().refine((s) => hasCodePointLength(s, 1, Infinity), { message: 'must be at least 1 characters (Unicode code points)' }),
-    leaseSeconds: zLeaseSeconds.optional()
-});
+    leaseSeconds: zLeaseSeconds().optional()
+}));
 
 /**
  * ReleaseClaimRequest
  */
-export const zReleaseClaimRequest = z.object({
+export const zReleaseClaimRequest = lazy(() => z.object({
     token: z.string().refine((s) => hasCodePointLength(s, 1, Infinity), { message: 'must be at least 1 characters (Unicode code points)' }),
-    observation: zObservation.optional()
-});
+    observation: zObservation().optional()
+}));
 
 /**
  * ReleasedClaim
  *
  * The answer to a release. The key is free again (or granted to the next waiter).
  */
-export const zReleasedClaim = z.object({
+export const zReleasedClaim = lazy(() => z.object({
     object: z.literal('claim_release'),
     claimId: z.string(),
     spaceId: z.uuid(),
-    key: zClaimKey,
+    key: zClaimKey(),
     scopeId: z.uuid(),
     holder: z.string(),
     released: z.literal(true),
-    releasedAt: zEpochMillis,
-    observation: zObservation
-});
+    releasedAt: zEpochMillis(),
+    observation: zObservation()
+}));
 
 /**
  * ScopeCancellation
  */
-export const zScopeCancellation = z.object({
+export const zScopeCancellation = lazy(() => z.object({
     object: z.literal('scope_cancellation'),
     spaceId: z.uuid(),
     scopeId: z.uuid(),
     cancelled: z.literal(true),
-    cancelledAt: zEpochMillis,
+    cancelledAt: zEpochMillis(),
     claimsLost: z.int().gte(0)
-});
+}));
 
 /**
  * Where the task stands. Claiming does not change it: a worker that starts work sets
  * `InProgress` itself. `Done` is final.
  *
  */
-export const zTaskStatus = z.enum([
+export const zTaskStatus = lazy(() => z.enum([
     'Todo',
     'InProgress',
     'Blocked',
     'Done'
-]);
+]));
 
 /**
  * A task's id, a positive integer.
  */
-export const zTaskId = z.int().gte(1).lte(9007199254740991);
+export const zTaskId = lazy(() => z.int().gte(1).lte(9007199254740991));
 
 /**
  * A point in time in RFC 3339, always in UTC (`Z`) and in whole seconds, as the task page shows
@@ -371,20 +377,20 @@ export const zTaskId = z.int().gte(1).lte(9007199254740991);
  * timestamp.
  *
  */
-export const zUtcTimestamp = z.iso.datetime();
+export const zUtcTimestamp = lazy(() => z.iso.datetime());
 
 /**
  * TaskClaimSummary
  *
  * Who holds the task's claim right now. Never includes the token.
  */
-export const zTaskClaimSummary = z.object({
+export const zTaskClaimSummary = lazy(() => z.object({
     claimId: z.string(),
-    fence: zFence,
-    expiresUtc: zUtcTimestamp,
+    fence: zFence(),
+    expiresUtc: zUtcTimestamp(),
     holderSession: z.string().nullable(),
-    details: zDetails.nullish()
-});
+    details: zDetails().nullish()
+}));
 
 /**
  * TaskClaimOutcome
@@ -394,91 +400,91 @@ export const zTaskClaimSummary = z.object({
  * the holder crashed or stopped renewing), `revoked` (an operator or a control took it away).
  *
  */
-export const zTaskClaimOutcome = z.enum([
+export const zTaskClaimOutcome = lazy(() => z.enum([
     'held',
     'completed',
     'released',
     'expired',
     'revoked'
-]);
+]));
 
 /**
  * TaskLastClaim
  *
  * The task's most recent claim, live or ended. Never includes the token.
  */
-export const zTaskLastClaim = z.object({
+export const zTaskLastClaim = lazy(() => z.object({
     claimId: z.string(),
     holderSession: z.string().nullable(),
-    outcome: zTaskClaimOutcome,
-    startedUtc: zUtcTimestamp,
-    endedUtc: zUtcTimestamp.nullable()
-});
+    outcome: zTaskClaimOutcome(),
+    startedUtc: zUtcTimestamp(),
+    endedUtc: zUtcTimestamp().nullable()
+}));
 
 /**
  * TaskNote
  */
-export const zTaskNote = z.object({
+export const zTaskNote = lazy(() => z.object({
     object: z.literal('task_note'),
     id: z.string(),
-    taskId: zTaskId,
+    taskId: zTaskId(),
     text: z.string(),
-    createdUtc: zUtcTimestamp,
+    createdUtc: zUtcTimestamp(),
     claimId: z.string().nullable()
-});
+}));
 
 /**
  * Task
  */
-export const zTask = z.object({
+export const zTask = lazy(() => z.object({
     object: z.literal('task'),
-    id: zTaskId,
+    id: zTaskId(),
     title: z.string(),
     description: z.string(),
-    status: zTaskStatus,
+    status: zTaskStatus(),
     version: z.int().gte(1),
-    claim: zTaskClaimSummary.nullable(),
+    claim: zTaskClaimSummary().nullable(),
     attempts: z.int().gte(0),
     stalled: z.boolean(),
-    availableUtc: zUtcTimestamp.nullable(),
-    lastClaim: zTaskLastClaim.nullable(),
-    notes: z.array(zTaskNote),
+    availableUtc: zUtcTimestamp().nullable(),
+    lastClaim: zTaskLastClaim().nullable(),
+    notes: z.array(zTaskNote()),
     result: z.unknown(),
-    createdUtc: zUtcTimestamp,
-    updatedUtc: zUtcTimestamp,
-    completedUtc: zUtcTimestamp.nullable()
-});
+    createdUtc: zUtcTimestamp(),
+    updatedUtc: zUtcTimestamp(),
+    completedUtc: zUtcTimestamp().nullable()
+}));
 
 /**
  * TaskList
  *
  * One page of tasks in id order.
  */
-export const zTaskList = z.object({
+export const zTaskList = lazy(() => z.object({
     object: z.literal('list'),
-    data: z.array(zTask),
+    data: z.array(zTask()),
     nextCursor: z.string().nullable()
-});
+}));
 
 /**
  * CreateTaskRequest
  */
-export const zCreateTaskRequest = z.object({
+export const zCreateTaskRequest = lazy(() => z.object({
     title: z.string().refine((s) => hasCodePointLength(s, 1, 500), { message: 'must be 1 to 500 characters (Unicode code points)' }),
     description: z.string().refine((s) => hasCodePointLength(s, 0, 20000), { message: 'must be at most 20000 characters (Unicode code points)' }).optional().default('')
-});
+}));
 
 /**
  * A task-claim token, a non-zero UUID. Missing, null, empty, all-zero or malformed tokens are 400.
  */
-export const zTaskToken = z.uuid();
+export const zTaskToken = lazy(() => z.uuid());
 
 /**
  * UpdateTaskRequest
  *
  * The fields to change; at least one. Moving to `Done` goes through complete, not PATCH.
  */
-export const zUpdateTaskRequest = z.object({
+export const zUpdateTaskRequest = lazy(() => z.object({
     status: z.enum([
         'Todo',
         'InProgress',
@@ -486,123 +492,123 @@ export const zUpdateTaskRequest = z.object({
     ]).optional(),
     title: z.string().refine((s) => hasCodePointLength(s, 1, 500), { message: 'must be 1 to 500 characters (Unicode code points)' }).optional(),
     description: z.string().refine((s) => hasCodePointLength(s, 0, 20000), { message: 'must be at most 20000 characters (Unicode code points)' }).optional()
-});
+}));
 
 /**
  * AddTaskNoteRequest
  */
-export const zAddTaskNoteRequest = z.object({
+export const zAddTaskNoteRequest = lazy(() => z.object({
     text: z.string().refine((s) => hasCodePointLength(s, 1, 20000), { message: 'must be 1 to 20000 characters (Unicode code points)' })
-});
+}));
 
 /**
  * ClaimTaskRequest
  *
  * Acquisition takes no fields; send no body or `{}`.
  */
-export const zClaimTaskRequest = z.record(z.string(), z.never());
+export const zClaimTaskRequest = lazy(() => z.record(z.string(), z.never()));
 
 /**
  * TaskClaim
  *
  * A task claim — a 15-minute lease. The claim answer (and its replay) carries the token; the renew answer does not.
  */
-export const zTaskClaim = z.object({
+export const zTaskClaim = lazy(() => z.object({
     object: z.literal('task_claim'),
     claimId: z.string(),
-    taskId: zTaskId,
-    token: zTaskToken.optional(),
-    fence: zFence,
-    expiresUtc: zUtcTimestamp,
+    taskId: zTaskId(),
+    token: zTaskToken().optional(),
+    fence: zFence(),
+    expiresUtc: zUtcTimestamp(),
     leaseSeconds: z.literal(900)
-});
+}));
 
 /**
  * TaskClaimTokenRequest
  */
-export const zTaskClaimTokenRequest = z.object({
-    token: zTaskToken
-});
+export const zTaskClaimTokenRequest = lazy(() => z.object({
+    token: zTaskToken()
+}));
 
 /**
  * TaskClaimRelease
  */
-export const zTaskClaimRelease = z.object({
+export const zTaskClaimRelease = lazy(() => z.object({
     object: z.literal('task_claim_release'),
     claimId: z.string(),
-    taskId: zTaskId,
+    taskId: zTaskId(),
     released: z.literal(true),
-    releasedUtc: zUtcTimestamp
-});
+    releasedUtc: zUtcTimestamp()
+}));
 
 /**
  * CompleteTaskRequest
  */
-export const zCompleteTaskRequest = z.object({
+export const zCompleteTaskRequest = lazy(() => z.object({
     result: z.unknown().optional(),
     note: z.string().refine((s) => hasCodePointLength(s, 1, 20000), { message: 'must be 1 to 20000 characters (Unicode code points)' }).optional()
-});
+}));
 
 /**
  * A spool or queue name, 1–63 characters of `A–Z a–z 0–9 _ : -`.
  */
-export const zIdentName = z.string().regex(/^[A-Za-z0-9_:-]{1,63}$/);
+export const zIdentName = lazy(() => z.string().regex(/^[A-Za-z0-9_:-]{1,63}$/));
 
 /**
  * CreateSpoolRequest
  */
-export const zCreateSpoolRequest = z.object({
-    name: zIdentName
-});
+export const zCreateSpoolRequest = lazy(() => z.object({
+    name: zIdentName()
+}));
 
 /**
  * How long a received message stays leased before it returns to the queue, in whole seconds
  * (1–43200), or `null` for leases that never expire.
  *
  */
-export const zLeaseTimeoutSeconds = z.int().gte(1).lte(43200).nullable();
+export const zLeaseTimeoutSeconds = lazy(() => z.int().gte(1).lte(43200).nullable());
 
 /**
  * Queue
  */
-export const zQueue = z.object({
+export const zQueue = lazy(() => z.object({
     object: z.literal('queue'),
-    spool: zIdentName,
-    name: zIdentName,
-    leaseTimeoutSeconds: zLeaseTimeoutSeconds,
+    spool: zIdentName(),
+    name: zIdentName(),
+    leaseTimeoutSeconds: zLeaseTimeoutSeconds(),
     depth: z.int().gte(0),
     leased: z.int().gte(0)
-});
+}));
 
 /**
  * Spool
  */
-export const zSpool = z.object({
+export const zSpool = lazy(() => z.object({
     object: z.literal('spool'),
-    name: zIdentName,
-    queues: z.array(zQueue),
-    createdAt: zUtcTimestamp
-});
+    name: zIdentName(),
+    queues: z.array(zQueue()),
+    createdAt: zUtcTimestamp()
+}));
 
 /**
  * PutQueueRequest
  */
-export const zPutQueueRequest = z.object({
-    leaseTimeoutSeconds: zLeaseTimeoutSeconds
-});
+export const zPutQueueRequest = lazy(() => z.object({
+    leaseTimeoutSeconds: zLeaseTimeoutSeconds()
+}));
 
 /**
  * SendMessageRequest
  */
-export const zSendMessageRequest = z.object({
+export const zSendMessageRequest = lazy(() => z.object({
     body: z.unknown(),
     delaySeconds: z.int().gte(0).lte(900).optional().default(0)
-});
+}));
 
 /**
  * A message's stable handle, used to discard it.
  */
-export const zMessageHandle = z.string().regex(/^hdl_[A-Za-z0-9]{8,64}$/);
+export const zMessageHandle = lazy(() => z.string().regex(/^hdl_[A-Za-z0-9]{8,64}$/));
 
 /**
  * Message
@@ -611,70 +617,70 @@ export const zMessageHandle = z.string().regex(/^hdl_[A-Za-z0-9]{8,64}$/);
  * `deliveryCount`; the lease itself travels in the `Spooler-Lease` header.
  *
  */
-export const zMessage = z.object({
+export const zMessage = lazy(() => z.object({
     object: z.literal('message'),
     id: z.string().regex(/^msg_[A-Za-z0-9]+$/),
-    handle: zMessageHandle,
-    spool: zIdentName,
-    queue: zIdentName,
+    handle: zMessageHandle(),
+    spool: zIdentName(),
+    queue: zIdentName(),
     body: z.unknown(),
-    sentAt: zUtcTimestamp,
+    sentAt: zUtcTimestamp(),
     deliveryCount: z.int().gte(0),
     claimId: z.string().optional(),
-    fence: zFence.optional()
-});
+    fence: zFence().optional()
+}));
 
 /**
  * A spool lease, 16–256 characters of `A–Z a–z 0–9 _ -`, as returned in `Spooler-Lease`.
  */
-export const zSpoolLease = z.string().regex(/^[A-Za-z0-9_-]{16,256}$/);
+export const zSpoolLease = lazy(() => z.string().regex(/^[A-Za-z0-9_-]{16,256}$/));
 
 /**
  * NackMessageRequest
  */
-export const zNackMessageRequest = z.object({
+export const zNackMessageRequest = lazy(() => z.object({
     delaySeconds: z.int().gte(0).lte(900).optional().default(0)
-});
+}));
 
 /**
  * SpaceSummary
  *
  * A space of the account with live or recent activity, as the console lists it.
  */
-export const zSpaceSummary = z.object({
+export const zSpaceSummary = lazy(() => z.object({
     object: z.literal('space'),
     spaceId: z.uuid(),
     held: z.int().gte(0),
     waiting: z.int().gte(0),
     lost: z.int().gte(0)
-});
+}));
 
 /**
  * SpaceList
  *
  * One page of active spaces in `spaceId` order.
  */
-export const zSpaceList = z.object({
+export const zSpaceList = lazy(() => z.object({
     object: z.literal('list'),
-    data: z.array(zSpaceSummary),
+    data: z.array(zSpaceSummary()),
     nextCursor: z.string().nullable()
-});
+}));
 
 /**
  * Waiter
  *
  * A claim waiting for a held key, with its place in the key's first-come first-served queue.
  */
-export const zWaiter = z.object({
+export const zWaiter = lazy(() => z.object({
     object: z.literal('waiter'),
     claimId: z.string(),
-    key: zClaimKey,
+    key: zClaimKey(),
     scopeId: z.uuid(),
     holder: z.string(),
     holderSession: z.string(),
     position: z.int().gte(1),
-    expiresAt: zEpochMillis
-});
+    expiresAt: zEpochMillis()
+}));
 
 /**
  * Why a lease was lost: `expired` (its holder stopped renewing), `lapsed` (a waiter's time ran
@@ -683,31 +689,31 @@ export const zWaiter = z.object({
  * (taken away by a test control).
  *
  */
-export const zLostReason = z.enum([
+export const zLostReason = lazy(() => z.enum([
     'expired',
     'lapsed',
     'scope_cancelled',
     'discarded',
     'primary_change',
     'revoked'
-]);
+]));
 
 /**
  * LostClaim
  *
  * A space claim lost in the last 10 minutes (held or waiting when it was lost).
  */
-export const zLostClaim = z.object({
+export const zLostClaim = lazy(() => z.object({
     object: z.literal('lost_claim'),
     claimId: z.string(),
-    key: zClaimKey,
+    key: zClaimKey(),
     scopeId: z.uuid(),
     holder: z.string(),
     holderSession: z.string(),
-    fence: zFence.nullable(),
-    reason: zLostReason,
-    lostAt: zEpochMillis
-});
+    fence: zFence().nullable(),
+    reason: zLostReason(),
+    lostAt: zEpochMillis()
+}));
 
 /**
  * SpaceActivity
@@ -718,26 +724,26 @@ export const zLostClaim = z.object({
  * 10 minutes, newest first (at most 100).
  *
  */
-export const zSpaceActivity = z.object({
+export const zSpaceActivity = lazy(() => z.object({
     object: z.literal('space_activity'),
     spaceId: z.uuid(),
-    claims: z.array(zClaim),
-    waiters: z.array(zWaiter),
-    lost: z.array(zLostClaim),
+    claims: z.array(zClaim()),
+    waiters: z.array(zWaiter()),
+    lost: z.array(zLostClaim()),
     nextCursor: z.string().nullable()
-});
+}));
 
 /**
  * QueueSample
  *
  * One 10-second interval of a queue's history.
  */
-export const zQueueSample = z.object({
-    at: zEpochMillis,
+export const zQueueSample = lazy(() => z.object({
+    at: zEpochMillis(),
     messages: z.int().gte(0),
     sent: z.int().gte(0),
     processed: z.int().gte(0)
-});
+}));
 
 /**
  * QueueStats
@@ -747,28 +753,28 @@ export const zQueueSample = z.object({
  * consumer with `deadLetter: 'discard'` gives up; a dead-letter *queue* is a queue of its own.
  *
  */
-export const zQueueStats = z.object({
+export const zQueueStats = lazy(() => z.object({
     object: z.literal('queue_stats'),
-    spool: zIdentName,
-    queue: zIdentName,
-    leaseTimeoutSeconds: zLeaseTimeoutSeconds,
+    spool: zIdentName(),
+    queue: zIdentName(),
+    leaseTimeoutSeconds: zLeaseTimeoutSeconds(),
     depth: z.int().gte(0),
     leased: z.int().gte(0),
     delayed: z.int().gte(0),
     deadLettered: z.int().gte(0),
-    samples: z.array(zQueueSample)
-});
+    samples: z.array(zQueueSample())
+}));
 
 /**
  * QueueStatsList
  *
  * One page of queues with their statistics, in spool then queue name order.
  */
-export const zQueueStatsList = z.object({
+export const zQueueStatsList = lazy(() => z.object({
     object: z.literal('list'),
-    data: z.array(zQueueStats),
+    data: z.array(zQueueStats()),
     nextCursor: z.string().nullable()
-});
+}));
 
 /**
  * LeasedMessage
@@ -777,16 +783,16 @@ export const zQueueStatsList = z.object({
  * (`Spooler-Lease`) nor the message's handle or body appear here.
  *
  */
-export const zLeasedMessage = z.object({
+export const zLeasedMessage = lazy(() => z.object({
     object: z.literal('leased_message'),
     messageId: z.string().regex(/^msg_[A-Za-z0-9]+$/),
     claimId: z.string(),
     holderSession: z.string().nullable(),
-    fence: zFence,
+    fence: zFence(),
     deliveryCount: z.int().gte(1),
-    acquiredAt: zEpochMillis,
-    expiresAt: zEpochMillis.nullable()
-});
+    acquiredAt: zEpochMillis(),
+    expiresAt: zEpochMillis().nullable()
+}));
 
 /**
  * QueueActivity
@@ -795,13 +801,13 @@ export const zLeasedMessage = z.object({
  * with the session holding it.
  *
  */
-export const zQueueActivity = z.object({
+export const zQueueActivity = lazy(() => z.object({
     object: z.literal('queue_activity'),
-    spool: zIdentName,
-    queue: zIdentName,
-    leased: z.array(zLeasedMessage),
+    spool: zIdentName(),
+    queue: zIdentName(),
+    leased: z.array(zLeasedMessage()),
     nextCursor: z.string().nullable()
-});
+}));
 
 /**
  * LeaseEvent
@@ -812,7 +818,7 @@ export const zQueueActivity = z.object({
  * apply to the lease's kind are `null`.
  *
  */
-export const zLeaseEvent = z.object({
+export const zLeaseEvent = lazy(() => z.object({
     object: z.literal('lease_event'),
     id: z.string(),
     type: z.enum([
@@ -826,19 +832,19 @@ export const zLeaseEvent = z.object({
         'task',
         'spool'
     ]),
-    at: zEpochMillis,
+    at: zEpochMillis(),
     claimId: z.string(),
     holder: z.string().nullable(),
     holderSession: z.string().nullable(),
-    fence: zFence.nullable(),
+    fence: zFence().nullable(),
     spaceId: z.uuid().nullable(),
     key: z.string().nullable(),
     scopeId: z.uuid().nullable(),
     taskId: z.int().nullable(),
     spool: z.string().nullable(),
     queue: z.string().nullable(),
-    reason: zLostReason.nullable()
-});
+    reason: zLostReason().nullable()
+}));
 
 /**
  * LeaseEventList
@@ -848,52 +854,52 @@ export const zLeaseEvent = z.object({
  * it back to read what comes next; `hasMore` says whether more events wait already.
  *
  */
-export const zLeaseEventList = z.object({
+export const zLeaseEventList = lazy(() => z.object({
     object: z.literal('list'),
-    data: z.array(zLeaseEvent),
+    data: z.array(zLeaseEvent()),
     nextCursor: z.string(),
     hasMore: z.boolean()
-});
+}));
 
 /**
  * SessionActivity
  *
  * A holder session's heartbeats in the last minute and its live leases.
  */
-export const zSessionActivity = z.object({
+export const zSessionActivity = lazy(() => z.object({
     object: z.literal('session'),
     holderSession: z.string(),
     heartbeats: z.int().gte(0),
-    lastHeartbeatAt: zEpochMillis.nullable(),
+    lastHeartbeatAt: zEpochMillis().nullable(),
     leases: z.int().gte(0)
-});
+}));
 
 /**
  * SessionList
  *
  * The account's sessions that hold leases or sent a heartbeat in the last 10 minutes, in session order.
  */
-export const zSessionList = z.object({
+export const zSessionList = lazy(() => z.object({
     object: z.literal('list'),
-    data: z.array(zSessionActivity),
+    data: z.array(zSessionActivity()),
     nextCursor: z.string().nullable()
-});
+}));
 
 /**
  * ControlClock
  */
-export const zControlClock = z.object({
+export const zControlClock = lazy(() => z.object({
     object: z.literal('clock'),
     mode: z.enum(['real', 'manual']),
-    now: zEpochMillis
-});
+    now: zEpochMillis()
+}));
 
 /**
  * AdvanceClockRequest
  */
-export const zAdvanceClockRequest = z.object({
+export const zAdvanceClockRequest = lazy(() => z.object({
     ms: z.int().gte(0).lte(31536000000)
-});
+}));
 
 /**
  * FaultRule
@@ -903,7 +909,7 @@ export const zAdvanceClockRequest = z.object({
  * the request, then drops the connection without an answer.
  *
  */
-export const zFaultRule = z.object({
+export const zFaultRule = lazy(() => z.object({
     operationId: z.string().optional(),
     method: z.string().optional(),
     pathPrefix: z.string().optional(),
@@ -913,88 +919,88 @@ export const zFaultRule = z.object({
     latencyMs: z.int().gte(0).lte(600000).optional(),
     dropResponse: z.boolean().optional(),
     probability: z.number().gte(0).lte(1).optional().default(1)
-});
+}));
 
 /**
  * Fault
  */
-export const zFault = z.object({
+export const zFault = lazy(() => z.object({
     object: z.literal('fault'),
     id: z.string(),
     remaining: z.int().gte(0),
-    rule: zFaultRule
-});
+    rule: zFaultRule()
+}));
 
 /**
  * ControlResult
  */
-export const zControlResult = z.object({
+export const zControlResult = lazy(() => z.object({
     object: z.literal('control_result'),
     ok: z.literal(true),
     affected: z.int().gte(0).optional()
-});
+}));
 
 /**
  * ControlScopeCancelRequest
  */
-export const zControlScopeCancelRequest = z.object({
+export const zControlScopeCancelRequest = lazy(() => z.object({
     spaceId: z.uuid(),
     scopeId: z.uuid()
-});
+}));
 
 /**
  * ControlDiscardRequest
  */
-export const zControlDiscardRequest = z.object({
-    spool: zIdentName,
-    handle: zMessageHandle
-});
+export const zControlDiscardRequest = lazy(() => z.object({
+    spool: zIdentName(),
+    handle: zMessageHandle()
+}));
 
 /**
  * UpdateAccountRequest
  */
-export const zUpdateAccountRequest = z.object({
+export const zUpdateAccountRequest = lazy(() => z.object({
     suspended: z.boolean()
-});
+}));
 
 /**
  * UpdateCredentialRequest
  *
  * Change a key's standing. The key is named in the body so it never lands in a URL or access log.
  */
-export const zUpdateCredentialRequest = z.object({
+export const zUpdateCredentialRequest = lazy(() => z.object({
     apiKey: z.string().refine((s) => hasCodePointLength(s, 1, Infinity), { message: 'must be at least 1 characters (Unicode code points)' }),
     blocked: z.boolean().optional(),
     expired: z.boolean().optional(),
     rateLimitPerSecond: z.int().gte(1).nullish()
-});
+}));
 
 /**
  * Optional here; when sent it has the same 24-hour replay semantics as on every other
  * operation (1–255 printable ASCII characters; the quoted form is accepted).
  *
  */
-export const zIdempotencyKeyOptional = z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' });
+export const zIdempotencyKeyOptional = lazy(() => z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }));
 
 /**
  * The space, a UUID your key may see. Spaces need no creation.
  */
-export const zSpaceId = z.uuid();
+export const zSpaceId = lazy(() => z.uuid());
 
 /**
  * Only keys that start with this string.
  */
-export const zPrefix = z.string().refine((s) => hasCodePointLength(s, 0, 512), { message: 'must be at most 512 characters (Unicode code points)' });
+export const zPrefix = lazy(() => z.string().refine((s) => hasCodePointLength(s, 0, 512), { message: 'must be at most 512 characters (Unicode code points)' }));
 
 /**
  * Page size, 1–100.
  */
-export const zLimit = z.int().gte(1).lte(100).default(50);
+export const zLimit = lazy(() => z.int().gte(1).lte(100).default(50));
 
 /**
  * The `nextCursor` of the previous page.
  */
-export const zCursor = z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' });
+export const zCursor = lazy(() => z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }));
 
 /**
  * A unique key for this logical operation, 1–255 printable ASCII characters (the quoted
@@ -1007,22 +1013,22 @@ export const zCursor = z.string().refine((s) => hasCodePointLength(s, 1, 2048), 
  * `idempotency_in_flight`. Persist it before sending and reuse it on every retry.
  *
  */
-export const zIdempotencyKeyRequired = z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' });
+export const zIdempotencyKeyRequired = lazy(() => z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }));
 
 /**
  * The claim key, percent-encoded (a `/` in the key is sent as `%2F`).
  */
-export const zClaimKey2 = zClaimKey;
+export const zClaimKey2 = lazy(() => zClaimKey());
 
 /**
  * The run (scope) to cancel.
  */
-export const zScopeId = z.uuid();
+export const zScopeId = lazy(() => z.uuid());
 
 /**
  * Only tasks with this status.
  */
-export const zTaskStatusFilter = zTaskStatus;
+export const zTaskStatusFilter = lazy(() => zTaskStatus());
 
 /**
  * `true`: only tasks a worker may take now — `Todo` or stalled (`InProgress` with no live claim),
@@ -1030,12 +1036,12 @@ export const zTaskStatusFilter = zTaskStatus;
  * combined with `status` (`Todo` or `InProgress`).
  *
  */
-export const zTaskClaimableFilter = z.enum(['true', 'false']);
+export const zTaskClaimableFilter = lazy(() => z.enum(['true', 'false']));
 
 /**
  * The task id.
  */
-export const zTaskId2 = zTaskId;
+export const zTaskId2 = lazy(() => zTaskId());
 
 /**
  * The task's current `ETag` (RFC 9110 `If-Match`, strong comparison). Missing or empty is 428
@@ -1046,7 +1052,7 @@ export const zTaskId2 = zTaskId;
  * does not change the ETag.
  *
  */
-export const zIfMatch = z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' });
+export const zIfMatch = lazy(() => z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }));
 
 /**
  * The live claim token of a claimed task. Required on protected writes (notes, PATCH,
@@ -1054,577 +1060,577 @@ export const zIfMatch = z.string().refine((s) => hasCodePointLength(s, 1, 200), 
  * expired or wrong is 409. Sending it for a task that holds no claim is 409 `claim_not_held`.
  *
  */
-export const zXTaskClaim = zTaskToken;
+export const zXTaskClaim = lazy(() => zTaskToken());
 
 /**
  * The caller's session id, recorded on the lease this call grants. A heartbeat that names
  * this session in `holderSession` touches the lease; one naming another session does not.
  *
  */
-export const zLeaseholdSession = z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' });
+export const zLeaseholdSession = lazy(() => z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }));
 
 /**
  * The spool name.
  */
-export const zSpoolName = zIdentName;
+export const zSpoolName = lazy(() => zIdentName());
 
 /**
  * The queue name inside the spool.
  */
-export const zQueueName = zIdentName;
+export const zQueueName = lazy(() => zIdentName());
 
 /**
  * The lease from a receive, presented back.
  */
-export const zSpoolerLease = zSpoolLease;
+export const zSpoolerLease = lazy(() => zSpoolLease());
 
 /**
  * The message handle from send or receive.
  */
-export const zMessageHandle2 = zMessageHandle;
+export const zMessageHandle2 = lazy(() => zMessageHandle());
 
 /**
  * The `id` of the last event seen (or a `nextCursor`); omit it to start with the oldest event kept (10 minutes).
  */
-export const zEventCursor = z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' });
+export const zEventCursor = lazy(() => z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' }));
 
 /**
  * The `id` of the last event received; what `EventSource` sends when it reconnects. Wins over `cursor`.
  */
-export const zLastEventId = z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' });
+export const zLastEventId = lazy(() => z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' }));
 
 /**
  * The account id (the demo keys use `acct_demo` and `acct_other`).
  */
-export const zAccountId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
+export const zAccountId = lazy(() => z.string().regex(/^[A-Za-z0-9_-]{1,64}$/));
 
 /**
  * The lease's claim id.
  */
-export const zClaimId = z.string().regex(/^clm_[A-Za-z0-9]+$/);
+export const zClaimId = lazy(() => z.string().regex(/^clm_[A-Za-z0-9]+$/));
 
-export const zHeartbeatClaimsBody = zHeartbeatRequest;
+export const zHeartbeatClaimsBody = lazy(() => zHeartbeatRequest());
 
-export const zHeartbeatClaimsHeaders = z.object({
+export const zHeartbeatClaimsHeaders = lazy(() => z.object({
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
-});
+}));
 
 /**
  * One ack per lease touched, plus one `lost` entry for each lease lost since the last report.
  */
-export const zHeartbeatClaimsResponse = zHeartbeatResponse;
+export const zHeartbeatClaimsResponse = lazy(() => zHeartbeatResponse());
 
-export const zListSpaceClaimsPath = z.object({
+export const zListSpaceClaimsPath = lazy(() => z.object({
     spaceId: z.uuid()
-});
+}));
 
-export const zListSpaceClaimsQuery = z.object({
+export const zListSpaceClaimsQuery = lazy(() => z.object({
     prefix: z.string().refine((s) => hasCodePointLength(s, 0, 512), { message: 'must be at most 512 characters (Unicode code points)' }).optional(),
     limit: z.int().gte(1).lte(100).optional().default(50),
     cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
-});
+}));
 
 /**
  * One page of held claims in key order.
  */
-export const zListSpaceClaimsResponse = zClaimList;
+export const zListSpaceClaimsResponse = lazy(() => zClaimList());
 
-export const zAcquireSpaceClaimBody = zAcquireClaimRequest;
+export const zAcquireSpaceClaimBody = lazy(() => zAcquireClaimRequest());
 
-export const zAcquireSpaceClaimHeaders = z.object({
+export const zAcquireSpaceClaimHeaders = lazy(() => z.object({
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' })
-});
+}));
 
-export const zAcquireSpaceClaimPath = z.object({
+export const zAcquireSpaceClaimPath = lazy(() => z.object({
     spaceId: z.uuid()
-});
+}));
 
 /**
  * Claim held; the fenced token is returned, this once.
  */
-export const zAcquireSpaceClaimResponse = zClaim;
+export const zAcquireSpaceClaimResponse = lazy(() => zClaim());
 
-export const zGetSpaceClaimPath = z.object({
+export const zGetSpaceClaimPath = lazy(() => z.object({
     spaceId: z.uuid(),
-    key: zClaimKey
-});
+    key: zClaimKey()
+}));
 
 /**
  * The claim row of the current holder.
  */
-export const zGetSpaceClaimResponse = zClaim;
+export const zGetSpaceClaimResponse = lazy(() => zClaim());
 
-export const zRenewSpaceClaimBody = zRenewClaimRequest;
+export const zRenewSpaceClaimBody = lazy(() => zRenewClaimRequest());
 
-export const zRenewSpaceClaimHeaders = z.object({
+export const zRenewSpaceClaimHeaders = lazy(() => z.object({
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
-});
+}));
 
-export const zRenewSpaceClaimPath = z.object({
+export const zRenewSpaceClaimPath = lazy(() => z.object({
     spaceId: z.uuid(),
-    key: zClaimKey
-});
+    key: zClaimKey()
+}));
 
 /**
  * The new lease expiry, as the claim row.
  */
-export const zRenewSpaceClaimResponse = zClaim;
+export const zRenewSpaceClaimResponse = lazy(() => zClaim());
 
-export const zReleaseSpaceClaimBody = zReleaseClaimRequest;
+export const zReleaseSpaceClaimBody = lazy(() => zReleaseClaimRequest());
 
-export const zReleaseSpaceClaimHeaders = z.object({
+export const zReleaseSpaceClaimHeaders = lazy(() => z.object({
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
-});
+}));
 
-export const zReleaseSpaceClaimPath = z.object({
+export const zReleaseSpaceClaimPath = lazy(() => z.object({
     spaceId: z.uuid(),
-    key: zClaimKey
-});
+    key: zClaimKey()
+}));
 
 /**
  * Released.
  */
-export const zReleaseSpaceClaimResponse = zReleasedClaim;
+export const zReleaseSpaceClaimResponse = lazy(() => zReleasedClaim());
 
-export const zCancelScopeHeaders = z.object({
+export const zCancelScopeHeaders = lazy(() => z.object({
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
-});
+}));
 
-export const zCancelScopePath = z.object({
+export const zCancelScopePath = lazy(() => z.object({
     spaceId: z.uuid(),
     scopeId: z.uuid()
-});
+}));
 
 /**
  * The run is cancelled.
  */
-export const zCancelScopeResponse = zScopeCancellation;
+export const zCancelScopeResponse = lazy(() => zScopeCancellation());
 
-export const zListTasksQuery = z.object({
-    status: zTaskStatus.optional(),
+export const zListTasksQuery = lazy(() => z.object({
+    status: zTaskStatus().optional(),
     claimable: z.enum(['true', 'false']).optional(),
     limit: z.int().gte(1).lte(100).optional().default(50),
     cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
-});
+}));
 
 /**
  * One page of tasks in id order.
  */
-export const zListTasksResponse = zTaskList;
+export const zListTasksResponse = lazy(() => zTaskList());
 
-export const zCreateTaskBody = zCreateTaskRequest;
+export const zCreateTaskBody = lazy(() => zCreateTaskRequest());
 
-export const zCreateTaskHeaders = z.object({
+export const zCreateTaskHeaders = lazy(() => z.object({
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' })
-});
+}));
 
 /**
  * The task was created.
  */
-export const zCreateTaskResponse = zTask;
+export const zCreateTaskResponse = lazy(() => zTask());
 
-export const zGetTaskPath = z.object({
-    taskId: zTaskId
-});
+export const zGetTaskPath = lazy(() => z.object({
+    taskId: zTaskId()
+}));
 
 /**
  * The task.
  */
-export const zGetTaskResponse = zTask;
+export const zGetTaskResponse = lazy(() => zTask());
 
-export const zUpdateTaskBody = zUpdateTaskRequest;
+export const zUpdateTaskBody = lazy(() => zUpdateTaskRequest());
 
-export const zUpdateTaskHeaders = z.object({
+export const zUpdateTaskHeaders = lazy(() => z.object({
     'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
-    'X-Task-Claim': zTaskToken.optional(),
+    'X-Task-Claim': zTaskToken().optional(),
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
-});
+}));
 
-export const zUpdateTaskPath = z.object({
-    taskId: zTaskId
-});
+export const zUpdateTaskPath = lazy(() => z.object({
+    taskId: zTaskId()
+}));
 
 /**
  * The updated task.
  */
-export const zUpdateTaskResponse = zTask;
+export const zUpdateTaskResponse = lazy(() => zTask());
 
-export const zAddTaskNoteBody = zAddTaskNoteRequest;
+export const zAddTaskNoteBody = lazy(() => zAddTaskNoteRequest());
 
-export const zAddTaskNoteHeaders = z.object({
+export const zAddTaskNoteHeaders = lazy(() => z.object({
     'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }),
-    'X-Task-Claim': zTaskToken.optional()
-});
+    'X-Task-Claim': zTaskToken().optional()
+}));
 
-export const zAddTaskNotePath = z.object({
-    taskId: zTaskId
-});
+export const zAddTaskNotePath = lazy(() => z.object({
+    taskId: zTaskId()
+}));
 
 /**
  * The note was added.
  */
-export const zAddTaskNoteResponse = zTaskNote;
+export const zAddTaskNoteResponse = lazy(() => zTaskNote());
 
-export const zClaimTaskBody = zClaimTaskRequest;
+export const zClaimTaskBody = lazy(() => zClaimTaskRequest());
 
-export const zClaimTaskHeaders = z.object({
+export const zClaimTaskHeaders = lazy(() => z.object({
     'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }),
     'Leasehold-Session': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }).optional()
-});
+}));
 
-export const zClaimTaskPath = z.object({
-    taskId: zTaskId
-});
+export const zClaimTaskPath = lazy(() => z.object({
+    taskId: zTaskId()
+}));
 
 /**
  * Claimed; the token and UTC expiry are returned, this once.
  */
-export const zClaimTaskResponse = zTaskClaim;
+export const zClaimTaskResponse = lazy(() => zTaskClaim());
 
-export const zRenewTaskClaimBody = zTaskClaimTokenRequest;
+export const zRenewTaskClaimBody = lazy(() => zTaskClaimTokenRequest());
 
-export const zRenewTaskClaimHeaders = z.object({
+export const zRenewTaskClaimHeaders = lazy(() => z.object({
     'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' })
-});
+}));
 
-export const zRenewTaskClaimPath = z.object({
-    taskId: zTaskId
-});
+export const zRenewTaskClaimPath = lazy(() => z.object({
+    taskId: zTaskId()
+}));
 
 /**
  * Renewed; the new UTC expiry (no token).
  */
-export const zRenewTaskClaimResponse = zTaskClaim;
+export const zRenewTaskClaimResponse = lazy(() => zTaskClaim());
 
-export const zReleaseTaskClaimBody = zTaskClaimTokenRequest;
+export const zReleaseTaskClaimBody = lazy(() => zTaskClaimTokenRequest());
 
-export const zReleaseTaskClaimHeaders = z.object({
+export const zReleaseTaskClaimHeaders = lazy(() => z.object({
     'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' })
-});
+}));
 
-export const zReleaseTaskClaimPath = z.object({
-    taskId: zTaskId
-});
+export const zReleaseTaskClaimPath = lazy(() => z.object({
+    taskId: zTaskId()
+}));
 
 /**
  * Released.
  */
-export const zReleaseTaskClaimResponse = zTaskClaimRelease;
+export const zReleaseTaskClaimResponse = lazy(() => zTaskClaimRelease());
 
-export const zRevokeTaskClaimHeaders = z.object({
+export const zRevokeTaskClaimHeaders = lazy(() => z.object({
     'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' })
-});
+}));
 
-export const zRevokeTaskClaimPath = z.object({
-    taskId: zTaskId
-});
+export const zRevokeTaskClaimPath = lazy(() => z.object({
+    taskId: zTaskId()
+}));
 
 /**
  * Revoked; the task as it is now.
  */
-export const zRevokeTaskClaimResponse = zTask;
+export const zRevokeTaskClaimResponse = lazy(() => zTask());
 
-export const zRequeueTaskHeaders = z.object({
+export const zRequeueTaskHeaders = lazy(() => z.object({
     'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' })
-});
+}));
 
-export const zRequeueTaskPath = z.object({
-    taskId: zTaskId
-});
+export const zRequeueTaskPath = lazy(() => z.object({
+    taskId: zTaskId()
+}));
 
 /**
  * Requeued; the task as it is now.
  */
-export const zRequeueTaskResponse = zTask;
+export const zRequeueTaskResponse = lazy(() => zTask());
 
-export const zCompleteTaskBody = zCompleteTaskRequest;
+export const zCompleteTaskBody = lazy(() => zCompleteTaskRequest());
 
-export const zCompleteTaskHeaders = z.object({
+export const zCompleteTaskHeaders = lazy(() => z.object({
     'If-Match': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }),
-    'X-Task-Claim': zTaskToken.optional(),
+    'X-Task-Claim': zTaskToken().optional(),
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
-});
+}));
 
-export const zCompleteTaskPath = z.object({
-    taskId: zTaskId
-});
+export const zCompleteTaskPath = lazy(() => z.object({
+    taskId: zTaskId()
+}));
 
 /**
  * The completed task; its claim is released.
  */
-export const zCompleteTaskResponse = zTask;
+export const zCompleteTaskResponse = lazy(() => zTask());
 
-export const zCreateSpoolBody = zCreateSpoolRequest;
+export const zCreateSpoolBody = lazy(() => zCreateSpoolRequest());
 
-export const zCreateSpoolHeaders = z.object({
+export const zCreateSpoolHeaders = lazy(() => z.object({
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
-});
+}));
 
 /**
  * The spool was created.
  */
-export const zCreateSpoolResponse = zSpool;
+export const zCreateSpoolResponse = lazy(() => zSpool());
 
-export const zPutQueueBody = zPutQueueRequest;
+export const zPutQueueBody = lazy(() => zPutQueueRequest());
 
-export const zPutQueueHeaders = z.object({
+export const zPutQueueHeaders = lazy(() => z.object({
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
-});
+}));
 
-export const zPutQueuePath = z.object({
-    spool: zIdentName,
-    queue: zIdentName
-});
+export const zPutQueuePath = lazy(() => z.object({
+    spool: zIdentName(),
+    queue: zIdentName()
+}));
 
 /**
  * The queue existed and was updated.
  */
-export const zPutQueueResponse = zQueue;
+export const zPutQueueResponse = lazy(() => zQueue());
 
-export const zSendMessageBody = zSendMessageRequest;
+export const zSendMessageBody = lazy(() => zSendMessageRequest());
 
-export const zSendMessageHeaders = z.object({
+export const zSendMessageHeaders = lazy(() => z.object({
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
-});
+}));
 
-export const zSendMessagePath = z.object({
-    spool: zIdentName,
-    queue: zIdentName
-});
+export const zSendMessagePath = lazy(() => z.object({
+    spool: zIdentName(),
+    queue: zIdentName()
+}));
 
 /**
  * The message was enqueued.
  */
-export const zSendMessageResponse = zMessage;
+export const zSendMessageResponse = lazy(() => zMessage());
 
-export const zReceiveMessageHeaders = z.object({
+export const zReceiveMessageHeaders = lazy(() => z.object({
     'Leasehold-Session': z.string().refine((s) => hasCodePointLength(s, 1, 200), { message: 'must be 1 to 200 characters (Unicode code points)' }).optional()
-});
+}));
 
-export const zReceiveMessagePath = z.object({
-    spool: zIdentName,
-    queue: zIdentName
-});
+export const zReceiveMessagePath = lazy(() => z.object({
+    spool: zIdentName(),
+    queue: zIdentName()
+}));
 
-export const zReceiveMessageResponse = z.union([
-    zMessage,
+export const zReceiveMessageResponse = lazy(() => z.union([
+    zMessage(),
     z.void()
-]);
+]));
 
-export const zRenewSpoolLeaseHeaders = z.object({
-    'Spooler-Lease': zSpoolLease,
+export const zRenewSpoolLeaseHeaders = lazy(() => z.object({
+    'Spooler-Lease': zSpoolLease(),
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
-});
+}));
 
-export const zRenewSpoolLeasePath = z.object({
-    spool: zIdentName
-});
+export const zRenewSpoolLeasePath = lazy(() => z.object({
+    spool: zIdentName()
+}));
 
 /**
  * Renewed.
  */
-export const zRenewSpoolLeaseResponse = z.void();
+export const zRenewSpoolLeaseResponse = lazy(() => z.void());
 
-export const zAckMessageHeaders = z.object({
-    'Spooler-Lease': zSpoolLease,
+export const zAckMessageHeaders = lazy(() => z.object({
+    'Spooler-Lease': zSpoolLease(),
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
-});
+}));
 
-export const zAckMessagePath = z.object({
-    spool: zIdentName
-});
+export const zAckMessagePath = lazy(() => z.object({
+    spool: zIdentName()
+}));
 
 /**
  * Acknowledged; the message is deleted.
  */
-export const zAckMessageResponse = z.void();
+export const zAckMessageResponse = lazy(() => z.void());
 
-export const zNackMessageBody = zNackMessageRequest;
+export const zNackMessageBody = lazy(() => zNackMessageRequest());
 
-export const zNackMessageHeaders = z.object({
-    'Spooler-Lease': zSpoolLease,
+export const zNackMessageHeaders = lazy(() => z.object({
+    'Spooler-Lease': zSpoolLease(),
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
-});
+}));
 
-export const zNackMessagePath = z.object({
-    spool: zIdentName
-});
+export const zNackMessagePath = lazy(() => z.object({
+    spool: zIdentName()
+}));
 
 /**
  * Returned to the queue.
  */
-export const zNackMessageResponse = z.void();
+export const zNackMessageResponse = lazy(() => z.void());
 
-export const zDiscardMessageHeaders = z.object({
+export const zDiscardMessageHeaders = lazy(() => z.object({
     'Idempotency-Key': z.string().refine((s) => hasCodePointLength(s, 1, 257), { message: 'must be 1 to 257 characters (Unicode code points)' }).optional()
-});
+}));
 
-export const zDiscardMessagePath = z.object({
-    spool: zIdentName,
-    handle: zMessageHandle
-});
+export const zDiscardMessagePath = lazy(() => z.object({
+    spool: zIdentName(),
+    handle: zMessageHandle()
+}));
 
 /**
  * Discarded.
  */
-export const zDiscardMessageResponse = z.void();
+export const zDiscardMessageResponse = lazy(() => z.void());
 
-export const zListSpacesQuery = z.object({
+export const zListSpacesQuery = lazy(() => z.object({
     limit: z.int().gte(1).lte(100).optional().default(50),
     cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
-});
+}));
 
 /**
  * One page of active spaces.
  */
-export const zListSpacesResponse = zSpaceList;
+export const zListSpacesResponse = lazy(() => zSpaceList());
 
-export const zGetSpaceActivityPath = z.object({
+export const zGetSpaceActivityPath = lazy(() => z.object({
     spaceId: z.uuid()
-});
+}));
 
-export const zGetSpaceActivityQuery = z.object({
+export const zGetSpaceActivityQuery = lazy(() => z.object({
     prefix: z.string().refine((s) => hasCodePointLength(s, 0, 512), { message: 'must be at most 512 characters (Unicode code points)' }).optional(),
     limit: z.int().gte(1).lte(100).optional().default(50),
     cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
-});
+}));
 
 /**
  * The space's claims, waiters and recent losses.
  */
-export const zGetSpaceActivityResponse = zSpaceActivity;
+export const zGetSpaceActivityResponse = lazy(() => zSpaceActivity());
 
-export const zListQueueStatsQuery = z.object({
+export const zListQueueStatsQuery = lazy(() => z.object({
     limit: z.int().gte(1).lte(100).optional().default(50),
     cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
-});
+}));
 
 /**
  * One page of queue statistics.
  */
-export const zListQueueStatsResponse = zQueueStatsList;
+export const zListQueueStatsResponse = lazy(() => zQueueStatsList());
 
-export const zGetQueueActivityPath = z.object({
-    spool: zIdentName,
-    queue: zIdentName
-});
+export const zGetQueueActivityPath = lazy(() => z.object({
+    spool: zIdentName(),
+    queue: zIdentName()
+}));
 
-export const zGetQueueActivityQuery = z.object({
+export const zGetQueueActivityQuery = lazy(() => z.object({
     limit: z.int().gte(1).lte(100).optional().default(50),
     cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
-});
+}));
 
 /**
  * The queue's leased messages and who holds them.
  */
-export const zGetQueueActivityResponse = zQueueActivity;
+export const zGetQueueActivityResponse = lazy(() => zQueueActivity());
 
-export const zListLeaseEventsQuery = z.object({
+export const zListLeaseEventsQuery = lazy(() => z.object({
     cursor: z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' }).optional(),
     limit: z.int().gte(1).lte(100).optional().default(50)
-});
+}));
 
 /**
  * Lease events after the cursor.
  */
-export const zListLeaseEventsResponse = zLeaseEventList;
+export const zListLeaseEventsResponse = lazy(() => zLeaseEventList());
 
-export const zStreamLeaseEventsHeaders = z.object({
+export const zStreamLeaseEventsHeaders = lazy(() => z.object({
     'Last-Event-ID': z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' }).optional()
-});
+}));
 
-export const zStreamLeaseEventsQuery = z.object({
+export const zStreamLeaseEventsQuery = lazy(() => z.object({
     cursor: z.string().refine((s) => hasCodePointLength(s, 1, 64), { message: 'must be 1 to 64 characters (Unicode code points)' }).optional(),
     limit: z.int().gte(1).lte(100).optional().default(50)
-});
+}));
 
 /**
  * Events after the last one seen, as server-sent events.
  */
-export const zStreamLeaseEventsResponse = z.string();
+export const zStreamLeaseEventsResponse = lazy(() => z.string());
 
-export const zListSessionsQuery = z.object({
+export const zListSessionsQuery = lazy(() => z.object({
     limit: z.int().gte(1).lte(100).optional().default(50),
     cursor: z.string().refine((s) => hasCodePointLength(s, 1, 2048), { message: 'must be 1 to 2048 characters (Unicode code points)' }).optional()
-});
+}));
 
 /**
  * One page of sessions.
  */
-export const zListSessionsResponse = zSessionList;
+export const zListSessionsResponse = lazy(() => zSessionList());
 
 /**
  * Done.
  */
-export const zGetControlClockResponse = zControlClock;
+export const zGetControlClockResponse = lazy(() => zControlClock());
 
-export const zAdvanceControlClockBody = zAdvanceClockRequest;
-
-/**
- * Done.
- */
-export const zAdvanceControlClockResponse = zControlClock;
+export const zAdvanceControlClockBody = lazy(() => zAdvanceClockRequest());
 
 /**
  * Done.
  */
-export const zClearControlFaultsResponse = zControlResult;
-
-export const zInjectControlFaultBody = zFaultRule;
+export const zAdvanceControlClockResponse = lazy(() => zControlClock());
 
 /**
  * Done.
  */
-export const zInjectControlFaultResponse = zFault;
+export const zClearControlFaultsResponse = lazy(() => zControlResult());
 
-export const zCancelControlScopeBody = zControlScopeCancelRequest;
-
-/**
- * Done.
- */
-export const zCancelControlScopeResponse = zControlResult;
-
-export const zDiscardControlMessageBody = zControlDiscardRequest;
+export const zInjectControlFaultBody = lazy(() => zFaultRule());
 
 /**
  * Done.
  */
-export const zDiscardControlMessageResponse = zControlResult;
+export const zInjectControlFaultResponse = lazy(() => zFault());
+
+export const zCancelControlScopeBody = lazy(() => zControlScopeCancelRequest());
 
 /**
  * Done.
  */
-export const zSimulatePrimaryChangeResponse = zControlResult;
+export const zCancelControlScopeResponse = lazy(() => zControlResult());
 
-export const zUpdateControlAccountBody = zUpdateAccountRequest;
+export const zDiscardControlMessageBody = lazy(() => zControlDiscardRequest());
 
-export const zUpdateControlAccountPath = z.object({
+/**
+ * Done.
+ */
+export const zDiscardControlMessageResponse = lazy(() => zControlResult());
+
+/**
+ * Done.
+ */
+export const zSimulatePrimaryChangeResponse = lazy(() => zControlResult());
+
+export const zUpdateControlAccountBody = lazy(() => zUpdateAccountRequest());
+
+export const zUpdateControlAccountPath = lazy(() => z.object({
     accountId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/)
-});
+}));
 
 /**
  * Done.
  */
-export const zUpdateControlAccountResponse = zControlResult;
+export const zUpdateControlAccountResponse = lazy(() => zControlResult());
 
-export const zUpdateControlCredentialBody = zUpdateCredentialRequest;
+export const zUpdateControlCredentialBody = lazy(() => zUpdateCredentialRequest());
 
 /**
  * Done.
  */
-export const zUpdateControlCredentialResponse = zControlResult;
+export const zUpdateControlCredentialResponse = lazy(() => zControlResult());
 
-export const zLoseControlLeasePath = z.object({
+export const zLoseControlLeasePath = lazy(() => z.object({
     claimId: z.string().regex(/^clm_[A-Za-z0-9]+$/)
-});
+}));
 
 /**
  * Done.
  */
-export const zLoseControlLeaseResponse = zControlResult;
+export const zLoseControlLeaseResponse = lazy(() => zControlResult());

@@ -31,7 +31,9 @@ function parsedEmpty(schema: z.ZodType | undefined): Record<string, unknown> | u
   return result.success ? Object.freeze(result.data as Record<string, unknown>) : undefined;
 }
 
-const generated = validators as unknown as Record<string, z.ZodType | undefined>;
+/** The generated schemas by name; each is built on its first use (scripts/gen.mjs, lazySchemas). */
+const generated = validators as unknown as Record<string, (() => z.ZodType) | undefined>;
+const schemaNamed = (name: string): z.ZodType | undefined => generated[name]?.();
 const cache = new Map<string, OperationValidators>();
 
 /** Bodies and queries reject unknown fields (`additionalProperties: false` in the spec), as a typo must not pass silently. */
@@ -44,13 +46,13 @@ function validatorsFor(route: RouteSpec): OperationValidators {
   let found = cache.get(operationId);
   if (!found) {
     const base = `z${operationId[0]!.toUpperCase()}${operationId.slice(1)}`;
-    const query = strict(generated[`${base}Query`]);
-    const headers = generated[`${base}Headers`];
+    const query = strict(schemaNamed(`${base}Query`));
+    const headers = schemaNamed(`${base}Headers`);
     found = {
-      path: generated[`${base}Path`],
+      path: schemaNamed(`${base}Path`),
       query,
       headers,
-      body: strict(generated[`${base}Body`]),
+      body: strict(schemaNamed(`${base}Body`)),
       headerNames: route.headerParams.map((name) => name.toLowerCase()),
       emptyQuery: parsedEmpty(query),
       emptyHeaders: parsedEmpty(headers),

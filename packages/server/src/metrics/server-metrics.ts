@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, loadDefaultMetrics } from './prom-client-parts.js';
 import { LEASE_KINDS, type LeaseKind } from '@leasehold/protocol';
 import type { PoolUsage, Store } from '../store/operations.js';
 
@@ -9,7 +9,11 @@ const HEARTBEAT_BUCKETS = [1, 10, 100, 500, 1000, 2500, 5000, 10_000];
 
 /** How a server's metrics are built. */
 export interface ServerMetricsOptions {
-  /** Also collect prom-client's default process metrics (CPU, memory, event loop lag; default true). */
+  /**
+   * Also collect prom-client's default process metrics (CPU, memory, event loop lag; default
+   * true). They are loaded off the start's path: one second after the metrics are built, or at
+   * the first scrape if that comes sooner (which waits for them), so `/metrics` always has them.
+   */
   processMetrics?: boolean;
   /**
    * How long a scrape waits for the store's `leasehold_leases_held` statement before it answers
@@ -57,6 +61,8 @@ export class ServerMetrics {
   readonly #pool: { total: Gauge; idle: Gauge; waiting: Gauge; max: Gauge };
   readonly #storeReadTimeoutMs: number;
   #store: Store | undefined;
+  /** Registers the default process metrics (once); undefined when they are not wanted or registered already. */
+  #processMetrics: (() => Promise<void>) | undefined;
 
   /** A registry with every Leasehold metric (and the process's, unless `processMetrics: false`). */
   constructor(options: ServerMetricsOptions = {}) {
@@ -127,10 +133,24 @@ export class ServerMetrics {
       max: gauge('leasehold_db_pool_max_connections', 'The pool size (--pool-size).'),
     };
     this.#storeReadTimeoutMs = options.storeReadTimeoutMs ?? 1000;
-    if (options.processMetrics !== false) {
-      // prom-client's default metrics (process CPU, memory, event loop lag), into this registry only.
-      collectDefaultMetrics({ register: this.registry, prefix: 'leasehold_' });
-    }
+    if (options.processMetrics !== false) this.#deferProcessMetrics();
+  }
+
+  /**
+   * prom-client's default metrics (process CPU, memory, event loop lag), into this registry only,
+   * registered a second from now or by the first scrape. Loading them costs ~30 ms once per
+   * process: a server's cold start to its first `/healthz` no longer waits for it.
+   */
+  #deferProcessMetrics(): void {
+    let registered: Promise<void> | undefined;
+    const register = () =>
+      (registered ??= loadDefaultMetrics().then((collect) => {
+        clearTimeout(timer);
+        collect({ register: this.registry, prefix: 'leasehold_' });
+      }));
+    const timer = setTimeout(() => void register().catch(() => {}), 1000);
+    timer.unref?.();
+    this.#processMetrics = register;
   }
 
   /** Reads the store's gauges from `store` (the server does this when it is built with these metrics). */
@@ -150,6 +170,7 @@ export class ServerMetrics {
    * out of this scrape and `leasehold_metrics_store_reads_skipped_total` says why).
    */
   async text(): Promise<string> {
+    await this.#processMetrics?.();
     const store = this.#store;
     if (store !== undefined) {
       const usage = store.poolUsage();
