@@ -1,6 +1,9 @@
-import pg from 'pg';
+import type PgModule from 'pg';
 import { inTransaction, type SqlConnection, type SqlDriver, type SqlResult, type SqlTransaction } from '../driver.js';
 import { isReadOnlyRefusal } from '../failures.js';
+import { loadPg } from './load-pg.js';
+
+const pg = loadPg();
 
 /** How the PostgreSQL driver connects. */
 export interface PgDriverOptions {
@@ -44,19 +47,19 @@ const types = {
     }
     return pg.types.getTypeParser(oid, format ?? 'text');
   },
-} as pg.CustomTypesConfig;
+} as PgModule.CustomTypesConfig;
 
 /** One `pg` result as the driver interface promises it (Buffer is a Uint8Array already). */
-function resultOf<T>(raw: pg.QueryResult): SqlResult<T> {
+function resultOf<T>(raw: PgModule.QueryResult): SqlResult<T> {
   return { rows: raw.rows as T[], rowCount: raw.rowCount ?? raw.rows.length };
 }
 
 /** Every result of a message: a script of several statements answers one result each. */
-function resultsOf(answer: pg.QueryResult | pg.QueryResult[]): SqlResult<Record<string, unknown>>[] {
+function resultsOf(answer: PgModule.QueryResult | PgModule.QueryResult[]): SqlResult<Record<string, unknown>>[] {
   return (Array.isArray(answer) ? answer : [answer]).map((raw) => resultOf<Record<string, unknown>>(raw));
 }
 
-type Client = pg.Pool | pg.PoolClient;
+type Client = PgModule.Pool | PgModule.PoolClient;
 
 /** Distinct statement texts prepared by name at most (the store's are a few dozen, all fixed). */
 const MAX_PREPARED = 500;
@@ -101,7 +104,7 @@ class Sender {
         params === undefined || params.length === 0
           ? await client.query(text)
           : await client.query({ text, values: params as unknown[], name: this.#nameOf(text) });
-      return resultsOf(raw as pg.QueryResult | pg.QueryResult[]);
+      return resultsOf(raw as PgModule.QueryResult | PgModule.QueryResult[]);
     } finally {
       if (onDone !== undefined) onDone((performance.now() - started) / 1000);
     }
@@ -116,7 +119,7 @@ class PgTransaction implements SqlTransaction {
   readonly #onError = (error: unknown) => (this.#broken = error);
 
   constructor(
-    private readonly client: pg.PoolClient,
+    private readonly client: PgModule.PoolClient,
     private readonly sender: Sender,
   ) {
     client.on('error', this.#onError);
