@@ -158,12 +158,14 @@ export async function directSendReceiveAck(
 export async function directHeartbeat(db: DirectSql, credentialId: string, session: string, seconds: number): Promise<number> {
   const now = (await db.query<{ now: number }>('SELECT leasehold.now_ms() AS now', [], 'bench_now'))[0]?.now as number;
   await db.query(HEARTBEAT_SETTLE_SQL, [credentialId, now, session, null], 'bench_hb_settle');
-  const rows = await db.query(
+  const rows = await db.query<{ acks: string | null }>(
     HEARTBEAT_RENEW_SQL,
     heartbeatRenewParams({ credentialId, now, session, claimIds: null, single: false, seconds, details: undefined }),
     'bench_hb_renew',
   );
-  return rows.length;
+  // One text, a line per lease (heartbeat.ts, AckFields).
+  const acks = rows[0]?.acks ?? null;
+  return acks === null ? 0 : acks.split('\n').length;
 }
 
 /**

@@ -13,15 +13,12 @@ import type { Operations } from '../operations.js';
 import { SAMPLE_MS } from '../../engine/queue-history.js';
 import { TOMBSTONE_MS, clockNow, type UnitContext } from './sql-support.js';
 
-interface AckRow {
-  lease_id: number;
-  claim_id: string;
-  status: 'held' | 'queued' | 'lost';
-  kind: string | null;
-  expires_at: number | null;
-  queue_depth: number | null;
-  position: number | null;
-}
+/**
+ * One ack of `HEARTBEAT_RENEW_SQL`'s answer, as the statement writes it: `claimId status kind
+ * expiresAt queueDepth position`, space-separated, a missing value empty (no field can hold a
+ * space: claim ids are `clm_` and base62, the rest words and integers).
+ */
+type AckFields = [claimId: string, status: string, kind: string, expiresAt: string, queueDepth: string, position: string];
 
 /**
  * The heartbeat's second statement: settle the keys of the caller's space leases where
@@ -54,15 +51,16 @@ const RENEWED_EXPIRY = `CASE
 
 /**
  * The heartbeat's third statement: renew every live lease of the working set by its kind's
- * rule, report unreported losses once, copy spool expiries onto their messages; answers one row
- * per lease, and counts the heartbeat of its session (`session_heartbeats`). The working set is
+ * rule, report unreported losses once, copy spool expiries onto their messages; answers one
+ * text, a line per lease in lease order (`AckFields`), and counts the heartbeat of its session (`session_heartbeats`). The working set is
  * locked in lease order first, each row judged live or not as locked (a locked row cannot change
  * before the updates run; each update re-checks it all the same); the renewing update reaches the
  * live rows by primary key (`= ANY`), the reporting one only the rest (none, mostly), so the work
  * is linear in the caller's leases, not in the table, and no row is probed twice. The queue depths are one aggregate over the waiters
  * of the renewed keys (`leases_waiting`), not a probe per lease. A renewal writes no indexed
  * column (`due_at` moves only when a renewal would shorten the lease: 0013), so it is a HOT
- * update. Parameters: `heartbeatRenewParams`.
+ * update. The acks travel as one value, not a row each: decoding 10,000 rows of 7 columns was ~16 ms of
+ * a beat in the driver (70,000 fields), splitting the lines ~2 ms. Parameters: `heartbeatRenewParams`.
  */
 export const HEARTBEAT_RENEW_SQL = `WITH mine AS MATERIALIZED (
      SELECT l.lease_id, ${LIVE} AS live FROM leasehold.leases l
@@ -103,16 +101,18 @@ export const HEARTBEAT_RENEW_SQL = `WITH mine AS MATERIALIZED (
       WHERE q.kind = 'space' AND q.status = 'queued' AND q.expires_at > $2
         AND q.key_id IN (SELECT r.key_id FROM renewed r WHERE r.kind = 'space')
       GROUP BY q.key_id
+   ), acks AS (
+     SELECT t.lease_id, t.claim_id, t.status, t.kind, t.expires_at,
+            CASE WHEN t.kind = 'space' THEN coalesce(w.depth, 0) END AS queue_depth,
+            CASE WHEN t.kind = 'space' AND t.status = 'queued' THEN (SELECT count(*)::int FROM leasehold.leases q
+              WHERE q.key_id = t.key_id AND q.kind = 'space' AND q.status = 'queued' AND q.expires_at > $2
+                AND q.lease_id <= t.lease_id) END AS position
+       FROM renewed t LEFT JOIN waiting w ON w.key_id = t.key_id
+     UNION ALL
+     SELECT lease_id, claim_id, 'lost', NULL, NULL, NULL, NULL FROM lost
    )
-   SELECT t.lease_id, t.claim_id, t.status, t.kind, t.expires_at,
-          CASE WHEN t.kind = 'space' THEN coalesce(w.depth, 0) END AS queue_depth,
-          CASE WHEN t.kind = 'space' AND t.status = 'queued' THEN (SELECT count(*)::int FROM leasehold.leases q
-            WHERE q.key_id = t.key_id AND q.kind = 'space' AND q.status = 'queued' AND q.expires_at > $2
-              AND q.lease_id <= t.lease_id) END AS position
-     FROM renewed t LEFT JOIN waiting w ON w.key_id = t.key_id
-   UNION ALL
-   SELECT lease_id, claim_id, 'lost', NULL, NULL, NULL, NULL FROM lost
-   ORDER BY lease_id`;
+   SELECT string_agg(concat(claim_id, ' ', status, ' ', kind, ' ', expires_at, ' ', queue_depth, ' ', position), E'\n' ORDER BY lease_id) AS acks
+     FROM acks`;
 
 /** The parameters of `HEARTBEAT_RENEW_SQL`. */
 export function heartbeatRenewParams(p: {
@@ -175,11 +175,12 @@ export function sqlHeartbeat(unit: UnitContext): Operations['heartbeat'] {
     const claimIds = single ? [request.claimId as string] : (named ?? null);
     await tx.query(HEARTBEAT_SETTLE_SQL, [credentialId, now, session, claimIds]);
     const seconds = ttl === null ? null : Math.min(SPACE_LEASE_MAX_SECONDS, Math.max(SPACE_LEASE_MIN_SECONDS, ttl));
-    const { rows } = await tx.query<AckRow>(
+    const { rows } = await tx.query<{ acks: string | null }>(
       HEARTBEAT_RENEW_SQL,
       heartbeatRenewParams({ credentialId, now, session, claimIds, single: single || named !== undefined, seconds, details, accountId: request.credential.accountId }),
     );
-    const acks = rows.map(ackOf);
+    const text = rows[0]?.acks ?? null;
+    const acks = text === null ? [] : text.split('\n').map((line) => ackOf(line.split(' ') as AckFields));
     // A named id this heartbeat may not touch (unknown, released, another credential's or
     // session's) is answered lost, like the engine, so a stale id never fails the batch.
     const byId = new Map(acks.map((ack) => [ack.claimId, ack]));
@@ -190,21 +191,13 @@ export function sqlHeartbeat(unit: UnitContext): Operations['heartbeat'] {
 }
 
 /** One ack in the engine's shape (and field order) for its kind. */
-function ackOf(row: AckRow): HeartbeatResult {
-  if (row.status === 'lost') return { claimId: row.claim_id, status: 'lost' };
-  if (row.kind === 'space') {
-    if (row.status === 'held') {
-      return { claimId: row.claim_id, status: 'held', expiresAt: row.expires_at as number, queueDepth: row.queue_depth ?? 0 };
-    }
-    return {
-      claimId: row.claim_id,
-      status: 'queued',
-      expiresAt: row.expires_at as number,
-      position: row.position ?? 0,
-      queueDepth: row.queue_depth ?? 0,
-    };
+function ackOf([claimId, status, kind, expiresAt, queueDepth, position]: AckFields): HeartbeatResult {
+  if (status === 'lost') return { claimId, status: 'lost' };
+  if (kind === 'space') {
+    if (status === 'held') return { claimId, status: 'held', expiresAt: Number(expiresAt), queueDepth: Number(queueDepth) };
+    return { claimId, status: 'queued', expiresAt: Number(expiresAt), position: Number(position), queueDepth: Number(queueDepth) };
   }
-  const ack: HeartbeatResult = { claimId: row.claim_id, status: 'held' };
-  if (row.expires_at !== null) ack.expiresAt = row.expires_at;
+  const ack: HeartbeatResult = { claimId, status: 'held' };
+  if (expiresAt !== '') ack.expiresAt = Number(expiresAt);
   return ack;
 }
