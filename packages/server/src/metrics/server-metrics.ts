@@ -61,7 +61,7 @@ export class ServerMetrics {
   readonly #pool: { total: Gauge; idle: Gauge; waiting: Gauge; max: Gauge };
   readonly #storeReadTimeoutMs: number;
   #store: Store | undefined;
-  /** Registers the default process metrics (once); undefined when they are not wanted or registered already. */
+  /** Registers the default process metrics (once; later calls answer the same promise); undefined when they are not wanted. */
   #processMetrics: (() => Promise<void>) | undefined;
 
   /** A registry with every Leasehold metric (and the process's, unless `processMetrics: false`). */
